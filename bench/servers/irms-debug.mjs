@@ -1,0 +1,9 @@
+// irms-web, debug mode (every request profiled), on the Node adapter (dist/node.js).
+import { makeApp } from './irms-app.mjs';
+import { serve } from '../../dist/node.js';
+import { onShutdown, listenInfo } from './common.mjs';
+
+const { port, hostname } = listenInfo();
+const s = await serve(makeApp('debug'), { port, hostname, handleSignals: false });
+console.log(`READY ${s.port}`);
+onShutdown(() => s.close());

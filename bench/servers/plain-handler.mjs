@@ -1,0 +1,16 @@
+// A plain hand-routed fetch handler (no framework): served by deno-plain.mjs (Deno.serve) and
+// fetch-node.mjs (@hono/node-server), and used as the floor in the in-process benches.
+const TEXT = { 'content-type': 'text/plain; charset=utf-8' };
+
+export async function handler(req) {
+  const url = req.url;
+  const start = url.indexOf('/', url.indexOf('://') + 3);
+  const q = url.indexOf('?', start);
+  const path = q < 0 ? url.slice(start) : url.slice(start, q);
+  if (path === '/' && req.method === 'GET') return new Response('ok', { headers: TEXT });
+  if (req.method === 'GET' && path.startsWith('/users/') && path.length > 7 && path.indexOf('/', 7) < 0) {
+    return Response.json({ id: decodeURIComponent(path.slice(7)) });
+  }
+  if (path === '/echo' && req.method === 'POST') return Response.json(await req.json());
+  return new Response('Not Found', { status: 404, headers: TEXT });
+}

@@ -1,0 +1,126 @@
+import type { LevelName } from '../log/levels.ts';
+import { LEVELS } from '../log/levels.ts';
+import type { LogFormat } from '../log/format.ts';
+
+/**
+ * The application's settings, read once at start from the environment (CONTRACT §2) and overridable
+ * through createApp options. Every setting has a safe default; invalid values stop the start with a
+ * message naming the variable.
+ */
+export interface AppConfig {
+  env: 'dev' | 'prod' | 'test';
+  /** Debug pages, profiler, toolbar, X-Debug-* headers. Only configuration can turn it on. */
+  debug: boolean;
+  host: string;
+  port: number;
+  logLevel: LevelName;
+  logFormat: LogFormat;
+  trustedProxies: string[];
+  trustedHosts: string[];
+  defaultLocale: string;
+  profilerDsn: string;
+  /** Largest accepted request body in bytes (413 above). */
+  bodyLimit: number;
+  /** Secret for signed cookies (remember-me) and bearer tokens. */
+  secret: string;
+  /** `X-Robots-Tag: noindex` on every response unless set (on by default in every environment). */
+  disallowRobotsIndexing: boolean;
+  /** Symfony's framework.http_method_override (5.4 default: true). */
+  httpMethodOverride: boolean;
+  sessionCookieName: string;
+  /** Sessions kept in the default memory store, and their idle lifetime. */
+  sessionMaxCount: number;
+  sessionIdleSeconds: number;
+  /** Where HTML clients go when a `requiresLogin` route is hit anonymously ('' = answer 401). */
+  loginPath: string;
+  /** Node server timeouts (ms) and the shutdown deadline. */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  shutdownDeadlineMs: number;
+}
+
+export type Env = Record<string, string | undefined>;
+
+function readEnvironment(): Env {
+  const proc = (globalThis as { process?: { env?: Env } }).process;
+  if (proc?.env) return proc.env;
+  const deno = (globalThis as { Deno?: { env?: { toObject(): Env } } }).Deno;
+  try {
+    return deno?.env?.toObject() ?? {};
+  } catch {
+    return {};
+  }
+}
+
+function bool(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (['1', 'true', 'on', 'yes'].includes(value.toLowerCase())) return true;
+  if (['0', 'false', 'off', 'no'].includes(value.toLowerCase())) return false;
+  throw new Error(`${name} must be 0 or 1, got "${value}".`);
+}
+
+function int(name: string, value: string | undefined, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new Error(`${name} must be an integer between ${min} and ${max}, got "${value}".`);
+  return Number(value);
+}
+
+function list(value: string | undefined): string[] {
+  return value ? value.split(',').map((s) => s.trim()).filter(Boolean) : [];
+}
+
+/** `1mb`, `512kb`, `1048576` → bytes. */
+export function parseByteSize(name: string, value: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(value);
+  if (!m) throw new Error(`${name} must be a size such as 1mb, 512kb or 1048576, got "${value}".`);
+  const unit = (m[2] ?? 'b').toLowerCase();
+  const factor = unit === 'gb' ? 1024 ** 3 : unit === 'mb' ? 1024 ** 2 : unit === 'kb' ? 1024 : 1;
+  return Math.floor(Number(m[1]) * factor);
+}
+
+export function loadConfig(overrides: Partial<AppConfig> = {}, env: Env = readEnvironment()): AppConfig {
+  const appEnv = overrides.env ?? (env.APP_ENV || 'dev');
+  if (appEnv !== 'dev' && appEnv !== 'prod' && appEnv !== 'test') throw new Error(`APP_ENV must be dev, prod or test, got "${appEnv}".`);
+  const debug = overrides.debug ?? bool('APP_DEBUG', env.APP_DEBUG, appEnv !== 'prod');
+  const logLevel = (overrides.logLevel ?? (env.LOG_LEVEL || (debug ? 'debug' : 'warning')).toLowerCase()) as LevelName;
+  if (!(logLevel in LEVELS)) throw new Error(`LOG_LEVEL must be one of ${Object.keys(LEVELS).join(', ')}, got "${logLevel}".`);
+  const logFormat = overrides.logFormat ?? (env.LOG_FORMAT || 'line');
+  if (logFormat !== 'line' && logFormat !== 'json') throw new Error(`LOG_FORMAT must be line or json, got "${logFormat}".`);
+  const config: AppConfig = {
+    env: appEnv,
+    debug,
+    host: env.HOST || '127.0.0.1',
+    port: int('PORT', env.PORT, 8000, 0, 65535),
+    logLevel,
+    logFormat,
+    trustedProxies: list(env.TRUSTED_PROXIES),
+    trustedHosts: list(env.TRUSTED_HOSTS),
+    defaultLocale: env.DEFAULT_LOCALE || 'en',
+    profilerDsn: env.PROFILER_DSN || 'memory://?max=1000',
+    bodyLimit: parseByteSize('BODY_LIMIT', env.BODY_LIMIT || '1mb'),
+    secret: env.APP_SECRET || '',
+    disallowRobotsIndexing: bool('DISALLOW_ROBOTS_INDEXING', env.DISALLOW_ROBOTS_INDEXING, true),
+    httpMethodOverride: bool('HTTP_METHOD_OVERRIDE', env.HTTP_METHOD_OVERRIDE, true),
+    sessionCookieName: env.SESSION_COOKIE_NAME || 'IRMSSESSID',
+    sessionMaxCount: int('SESSION_MAX_COUNT', env.SESSION_MAX_COUNT, 10000, 1),
+    sessionIdleSeconds: int('SESSION_IDLE_SECONDS', env.SESSION_IDLE_SECONDS, 1800, 1),
+    loginPath: env.LOGIN_PATH || '',
+    headersTimeoutMs: int('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 10000, 1),
+    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30000, 1),
+    keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', env.KEEP_ALIVE_TIMEOUT_MS, 5000, 1),
+    shutdownDeadlineMs: int('SHUTDOWN_DEADLINE_MS', env.SHUTDOWN_DEADLINE_MS, 10000, 0),
+    ...overrides,
+  };
+  if (!config.secret) {
+    // Without APP_SECRET a per-process random secret keeps signatures unforgeable (they reset on restart).
+    config.secret = randomSecret();
+  }
+  return config;
+}
+
+function randomSecret(): string {
+  const bytes = new Uint8Array(32);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}

@@ -1,0 +1,107 @@
+import { HttpKernel } from '../kernel/kernel.ts';
+import type { HookName } from '../kernel/events.ts';
+import { insertListener, type Listener, type Placement } from '../kernel/hooks.ts';
+import { IpMatcher } from '../http/ip.ts';
+import { KernelRequest, type RequestSettings } from '../http/request.ts';
+import type { HttpResponse } from '../http/response.ts';
+import { fetchSource, type ConnectionInfo, type RequestSource } from '../http/source.ts';
+import { LogStream, stderrSink, type LogSink } from '../log/logger.ts';
+import { Router } from '../routing/router.ts';
+import type { RouteDefinition } from '../routing/route.ts';
+import { profilerRoutes } from '../debug/profiler/routes.ts';
+import { loadConfig, type AppConfig, type Env } from './config.ts';
+import { buildHookTable } from './listeners.ts';
+import type { AppServices } from './services.ts';
+
+/** A user listener and where it goes; the built-in listeners keep their relative order. */
+export interface ListenerRegistration<H extends HookName = HookName> {
+  hook: H;
+  listener: Listener<H>;
+  placement?: Placement;
+}
+
+export interface AppOptions extends Partial<AppConfig> {
+  /** The application's routes, matched after the profiler's (debug) in table order. */
+  routes?: RouteDefinition[];
+  listeners?: ListenerRegistration[];
+  /** Environment to read configuration from (default: the process environment). */
+  environment?: Env;
+  /** Where log lines go (default: stderr). */
+  logSink?: LogSink;
+}
+
+export interface HandledRequest {
+  response: HttpResponse;
+  /** Runs kernel.terminate; call it once the response has been handed to the client. */
+  terminate(): void;
+}
+
+export interface App {
+  readonly config: AppConfig;
+  readonly router: Router;
+  readonly kernel: HttpKernel;
+  readonly services: AppServices;
+  /** Fetch entry for any Fetch host; bound, so it can be passed around. */
+  fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
+  /** Adapter entry: computes the response without building Fetch objects. */
+  handle(source: RequestSource): Promise<HandledRequest>;
+  /** Writes a record on the app's log stream outside any request (startup, shutdown). */
+  log(level: 'info' | 'warning' | 'error', message: string): void;
+}
+
+/** The application: the kernel plus its configuration, routes and listener tables. */
+export function createApp(options: AppOptions = {}): App {
+  const { routes = [], listeners = [], environment, logSink, ...overrides } = options;
+  const config = loadConfig(overrides, environment);
+  const logStream = new LogStream(logSink ?? stderrSink(), config.logLevel, config.logFormat);
+  const router = new Router([...(config.debug ? profilerRoutes() : []), ...routes]);
+  const services: AppServices = { config, router, logStream };
+
+  const hooks = buildHookTable(services);
+  for (const { hook, listener, placement } of listeners) insertListener(hooks[hook] as Listener[], listener as Listener, placement);
+  const kernel = new HttpKernel(hooks, config.debug);
+  services.kernel = kernel;
+  if (config.debug) enableSourceMaps();
+
+  const settings: RequestSettings = {
+    trustedProxies: new IpMatcher(config.trustedProxies),
+    trustedHosts: config.trustedHosts.map((pattern) => new RegExp(pattern, 'i')),
+    bodyLimit: config.bodyLimit,
+    httpMethodOverride: config.httpMethodOverride,
+    defaultLocale: config.defaultLocale,
+    logStream,
+    debug: config.debug,
+  };
+  const hasTerminateListeners = hooks['kernel.terminate'].length > 0;
+  const noop = () => {};
+
+  async function handle(source: RequestSource): Promise<HandledRequest> {
+    const request = new KernelRequest(source, settings);
+    const response = await kernel.handle(request);
+    return {
+      response,
+      terminate: hasTerminateListeners ? () => void kernel.terminate(request, response) : noop,
+    };
+  }
+
+  async function fetch(request: Request, info?: ConnectionInfo): Promise<Response> {
+    const handled = await handle(fetchSource(request, info));
+    const response = handled.response.toFetch();
+    // The host gets the response first; kernel.terminate (profile storage) runs on a later tick.
+    if (hasTerminateListeners) setTimeout(handled.terminate, 0);
+    return response;
+  }
+
+  function log(level: 'info' | 'warning' | 'error', message: string): void {
+    const levels = { info: 200, warning: 300, error: 400 } as const;
+    logStream.write({ datetime: new Date(), channel: 'app', level: levels[level], levelName: level, message, context: {}, extra: {} });
+  }
+
+  return { config, router, kernel, services, fetch, handle, log };
+}
+
+/** Stack traces of the bundle point at src/*.ts (Node reads the linked source maps). */
+function enableSourceMaps(): void {
+  const proc = (globalThis as { process?: { setSourceMapsEnabled?: (on: boolean) => void } }).process;
+  proc?.setSourceMapsEnabled?.(true);
+}

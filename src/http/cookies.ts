@@ -1,0 +1,63 @@
+/** Cookie header parsing and Set-Cookie serialisation (Symfony's Cookie::__toString shape). */
+
+export function parseCookieHeader(header: string | null): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  if (!header) return out;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const name = part.slice(0, eq).trim();
+    if (!name || name in out) continue;
+    let value = part.slice(eq + 1).trim();
+    if (value.length >= 2 && value[0] === '"' && value[value.length - 1] === '"') value = value.slice(1, -1);
+    try {
+      out[name] = decodeURIComponent(value);
+    } catch {
+      out[name] = value;
+    }
+  }
+  return out;
+}
+
+export interface CookieOptions {
+  /** Absolute expiry; omitted = a session cookie. */
+  expires?: Date;
+  maxAge?: number;
+  path?: string;
+  domain?: string;
+  secure?: boolean;
+  httpOnly?: boolean;
+  sameSite?: 'lax' | 'strict' | 'none';
+}
+
+const NAME_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+function cookieDate(d: Date): string {
+  // Symfony: D, d-M-Y H:i:s T
+  const u = d.toUTCString(); // "Sun, 22 Nov 2026 10:00:00 GMT"
+  const [dow, day, mon, year, time] = u.split(' ');
+  return `${dow} ${day}-${mon}-${year} ${time} GMT`;
+}
+
+/** `name=value; expires=...; Max-Age=...; path=/; secure; httponly; samesite=lax`. */
+export function serializeCookie(name: string, value: string, options: CookieOptions = {}): string {
+  if (!NAME_RE.test(name)) throw new Error(`The cookie name "${name}" contains invalid characters.`);
+  let out: string;
+  if (value === '') {
+    out = `${name}=deleted; expires=${cookieDate(new Date(Date.now() - 31536001000))}; Max-Age=0`;
+  } else {
+    out = `${name}=${encodeURIComponent(value)}`;
+    if (options.expires) {
+      const maxAge = options.maxAge ?? Math.max(0, Math.round((options.expires.getTime() - Date.now()) / 1000));
+      out += `; expires=${cookieDate(options.expires)}; Max-Age=${maxAge}`;
+    } else if (options.maxAge !== undefined) {
+      out += `; expires=${cookieDate(new Date(Date.now() + options.maxAge * 1000))}; Max-Age=${options.maxAge}`;
+    }
+  }
+  out += `; path=${options.path ?? '/'}`;
+  if (options.domain) out += `; domain=${options.domain}`;
+  if (options.secure) out += '; secure';
+  if (options.httpOnly ?? true) out += '; httponly';
+  if (options.sameSite) out += `; samesite=${options.sameSite}`;
+  return out;
+}

@@ -1,0 +1,481 @@
+import {
+  ConflictingHeadersException,
+  PayloadTooLargeHttpException,
+  SessionNotFoundException,
+  SuspiciousOperationException,
+} from '../kernel/exceptions.ts';
+import { parseCookieHeader } from './cookies.ts';
+import type { ListenerCall } from '../kernel/hooks.ts';
+import { Logger, type LogStream } from '../log/logger.ts';
+import type { LogRecord } from '../log/record.ts';
+import type { IpMatcher } from './ip.ts';
+import { HeaderBag, ParameterBag } from './parameter-bag.ts';
+import type { Session } from './session.ts';
+import type { RequestSource } from './source.ts';
+
+/** Per-app settings the request model needs; built once by the app (see app/config.ts). */
+export interface RequestSettings {
+  trustedProxies: IpMatcher;
+  trustedHosts: RegExp[];
+  /** Largest body, in bytes, that `content()` accepts. */
+  bodyLimit: number;
+  /** Symfony's framework.http_method_override: `_method` in body/query overrides POST. */
+  httpMethodOverride: boolean;
+  defaultLocale: string;
+  /** The app's log stream; each request logs through its own Logger over it. */
+  logStream: LogStream;
+  /** Debug mode: requests keep their log records and listener trace. */
+  debug: boolean;
+}
+
+const STANDARD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'PATCH', 'PURGE', 'TRACE']);
+// Symfony's host pattern, rewritten without nested quantifiers (the original backtracks exponentially in JS).
+const VALID_HOST = /^\[?[a-zA-Z0-9\-:\]_]+(?:\.[a-zA-Z0-9\-:\]_]+)*\.?$/;
+const PORT_SUFFIX = /:\d+$/;
+
+const now: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
+
+let requestCounter = 0;
+const requestIdPrefix = Math.floor(Math.random() * 0xffffff).toString(16).padStart(6, '0');
+
+/**
+ * The kernel's request: Symfony's Request over a host-provided source. Everything is lazy — the query
+ * string, cookies, host, forwarded headers and body are parsed on first use, so a request that only
+ * routes pays only for its path.
+ */
+export class KernelRequest {
+  /** Route parameters and listener data (`_route`, `_controller`, `_locale`, ...). */
+  readonly attributes = new ParameterBag();
+  /** Body parameters: filled from JSON or form bodies by JsonRequestTransformerListener. */
+  readonly request = new ParameterBag();
+  readonly isMainRequest: boolean;
+  /** performance.now() when the kernel received the request. */
+  readonly startTime: number = now();
+  /** Every listener call, in call order (debug mode only; null otherwise). */
+  readonly trace: ListenerCall[] | null;
+  private _logger: Logger | undefined;
+  private _collected: Record<string, unknown> | undefined;
+
+  private _query: ParameterBag | undefined;
+  private _cookies: ParameterBag<string> | undefined;
+  private _headers: HeaderBag | undefined;
+  private _method: string | undefined;
+  private _pathInfo: string | undefined;
+  private _host: string | undefined;
+  private hostValid = true;
+  private _requestId: string | undefined;
+  private _content: Promise<Uint8Array> | undefined;
+  private _locale: string | undefined;
+  private sessionFactory: (() => Session) | null = null;
+  private _session: Session | null = null;
+  defaultLocale: string;
+
+  constructor(
+    readonly source: RequestSource,
+    readonly settings: RequestSettings,
+    isMainRequest = true,
+  ) {
+    this.isMainRequest = isMainRequest;
+    this.defaultLocale = settings.defaultLocale;
+    this.trace = settings.debug ? [] : null;
+  }
+
+  /** This request's logger: writes to the app's stream, keeps records in debug mode (bounded). */
+  get logger(): Logger {
+    return (this._logger ??= new Logger(this.settings.logStream, this.settings.debug, () => ({
+      url: this.target,
+      http_method: this.realMethod,
+      request_id: this.requestId,
+    })));
+  }
+
+  /** Log records kept for this request (debug mode), oldest first. */
+  get logRecords(): readonly LogRecord[] {
+    return this._logger?.records ?? [];
+  }
+
+  /** What data collectors gathered for the profile, by collector name (debug mode). */
+  get collected(): Record<string, unknown> {
+    return (this._collected ??= Object.create(null) as Record<string, unknown>);
+  }
+
+  get query(): ParameterBag {
+    return (this._query ??= new ParameterBag(parseQuery(this.queryString)));
+  }
+
+  get cookies(): ParameterBag<string> {
+    return (this._cookies ??= new ParameterBag<string>(parseCookieHeader(this.source.header('cookie'))));
+  }
+
+  get headers(): HeaderBag {
+    return (this._headers ??= new HeaderBag((n) => this.source.header(n), () => this.source.headers()));
+  }
+
+  /** A short id for log lines and the profile; unique within the process. */
+  get requestId(): string {
+    return (this._requestId ??= `${requestIdPrefix}-${(++requestCounter).toString(36)}`);
+  }
+
+  /** The method as sent, upper-cased. */
+  get realMethod(): string {
+    return this.source.method.toUpperCase();
+  }
+
+  /**
+   * The effective method: POST may be overridden by `X-HTTP-Method-Override` (and `_method` when
+   * enabled); an override that is not letters only is a SuspiciousOperationException (400).
+   */
+  get method(): string {
+    if (this._method !== undefined) return this._method;
+    const real = this.realMethod;
+    this._method = real;
+    if (real !== 'POST') return real;
+    let override: unknown = this.headers.get('x-http-method-override');
+    if (!override && this.settings.httpMethodOverride) override = this.request.get('_method') ?? this.query.get('_method');
+    if (typeof override !== 'string' || override === '') return real;
+    const upper = override.toUpperCase();
+    if (!STANDARD_METHODS.has(upper) && !/^[A-Z]+$/.test(upper)) {
+      throw new SuspiciousOperationException(`Invalid method override "${upper}".`);
+    }
+    return (this._method = upper);
+  }
+
+  setMethod(method: string): void {
+    this._method = method.toUpperCase();
+  }
+
+  /** The raw target: path and query exactly as sent (absolute-form reduced to its path). */
+  get target(): string {
+    const t = this.source.target;
+    if (t[0] === '/' || t === '*') return t;
+    const scheme = t.indexOf('://');
+    if (scheme < 0) return '/' + t;
+    const slash = t.indexOf('/', scheme + 3);
+    return slash < 0 ? '/' : t.slice(slash);
+  }
+
+  /** The raw path: percent-encoding kept, dot segments and backslashes untouched. */
+  get pathInfo(): string {
+    if (this._pathInfo !== undefined) return this._pathInfo;
+    const t = this.target;
+    const q = t.indexOf('?');
+    const p = q < 0 ? t : t.slice(0, q);
+    return (this._pathInfo = p === '' ? '/' : p);
+  }
+
+  /** The raw query string without `?` ('' when none). */
+  get queryString(): string {
+    const t = this.source.target;
+    const q = t.indexOf('?');
+    return q < 0 ? '' : t.slice(q + 1);
+  }
+
+  // --- host, port, scheme (Symfony's Request::getHost/getPort/getScheme, trusted proxies) ---
+
+  /** True when the direct peer is a configured trusted proxy. */
+  get isFromTrustedProxy(): boolean {
+    const proxies = this.settings.trustedProxies;
+    if (proxies.isEmpty) return false;
+    return proxies.trustsPeer || proxies.matches(this.source.remoteAddress);
+  }
+
+  /**
+   * Values of one forwarded field from the trusted `Forwarded` and `X-Forwarded-*` headers. When both
+   * are present and disagree, that is a ConflictingHeadersException (Symfony's wording).
+   */
+  forwardedValues(field: 'for' | 'host' | 'proto' | 'port'): string[] {
+    if (!this.isFromTrustedProxy) return [];
+    const xName = `x-forwarded-${field}`;
+    const x = this.headers.get(xName);
+    const xValues = x ? x.split(',').map((v) => v.trim()).filter(Boolean) : [];
+    const fwd = this.headers.get('forwarded');
+    const fValues = fwd ? parseForwarded(fwd, field === 'port' ? 'host' : field) : [];
+    const fromForwarded = field === 'port' ? fValues.map(portOf).filter((p): p is string => p !== null) : field === 'for' ? fValues.map(stripForPort) : fValues;
+    if (xValues.length && fromForwarded.length && xValues.join(',') !== fromForwarded.join(',')) {
+      throw new ConflictingHeadersException(
+        `The request has both a trusted "FORWARDED" header and a trusted "${xName.toUpperCase().replace(/-/g, '_')}" header, conflicting with each other. You should either configure your proxy to remove one of them, or configure your project to distrust the offending one.`,
+      );
+    }
+    return fromForwarded.length ? fromForwarded : xValues;
+  }
+
+  /** The Host as sent (forwarded host from a trusted proxy first), before validation. */
+  private rawHost(): string {
+    const forwarded = this.forwardedValues('host');
+    if (forwarded.length) return forwarded[0];
+    return this.source.header('host') ?? this.source.fallbackHost;
+  }
+
+  /**
+   * Lower-cased host without port. An invalid or untrusted host throws once; afterwards this request
+   * answers '' so that the error page can still be built (Symfony's isHostValid flag).
+   */
+  getHost(): string {
+    if (this._host !== undefined) return this._host;
+    if (!this.hostValid) return '';
+    const host = this.rawHost().trim().toLowerCase().replace(PORT_SUFFIX, '');
+    if (host && !VALID_HOST.test(host)) {
+      this.hostValid = false;
+      throw new SuspiciousOperationException(`Invalid Host "${host}".`);
+    }
+    const trusted = this.settings.trustedHosts;
+    if (trusted.length && !trusted.some((re) => re.test(host))) {
+      this.hostValid = false;
+      throw new SuspiciousOperationException(`Untrusted Host "${host}".`);
+    }
+    return (this._host = host);
+  }
+
+  isSecure(): boolean {
+    const proto = this.forwardedValues('proto');
+    if (proto.length) return ['https', 'on', 'ssl', '1'].includes(proto[0].toLowerCase());
+    return this.source.scheme === 'https';
+  }
+
+  getScheme(): 'http' | 'https' {
+    return this.isSecure() ? 'https' : 'http';
+  }
+
+  getPort(): number {
+    if (this.isFromTrustedProxy) {
+      const port = this.forwardedValues('port');
+      if (port.length && /^\d+$/.test(port[0])) return Number(port[0]);
+      const host = this.forwardedValues('host');
+      if (host.length) return portOf(host[0]) !== null ? Number(portOf(host[0])) : this.isSecure() ? 443 : 80;
+    }
+    const host = this.source.header('host') ?? this.source.fallbackHost;
+    const port = portOf(host);
+    if (port !== null) return Number(port);
+    return this.getScheme() === 'https' ? 443 : 80;
+  }
+
+  /** Host plus `:port` when the port is not the scheme's default. */
+  getHttpHost(): string {
+    const scheme = this.getScheme();
+    const port = this.getPort();
+    const host = this.getHost();
+    return (scheme === 'http' && port === 80) || (scheme === 'https' && port === 443) ? host : `${host}:${port}`;
+  }
+
+  getSchemeAndHttpHost(): string {
+    return `${this.getScheme()}://${this.getHttpHost()}`;
+  }
+
+  /** Absolute URL of a path on this host, without query string (Symfony's getUriForPath). */
+  getUriForPath(path: string): string {
+    return this.getSchemeAndHttpHost() + path;
+  }
+
+  /** Absolute URL with the normalised query string (keys sorted), as in the `Matched route` log. */
+  getUri(): string {
+    const qs = normalizeQueryString(this.queryString);
+    return this.getUriForPath(this.pathInfo) + (qs ? `?${qs}` : '');
+  }
+
+  /** Client addresses, nearest last; forwarded addresses only from trusted proxies. */
+  getClientIps(): string[] {
+    const peer = this.source.remoteAddress;
+    if (!this.isFromTrustedProxy) return [peer];
+    const chain = [...this.forwardedValues('for'), peer];
+    const out: string[] = [];
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const ip = chain[i];
+      if (i === chain.length - 1 || this.settings.trustedProxies.matches(ip)) {
+        if (i === 0) out.unshift(ip);
+        continue;
+      }
+      out.unshift(ip);
+      break;
+    }
+    return out.length ? out : [peer];
+  }
+
+  getClientIp(): string {
+    return this.getClientIps()[0] ?? '';
+  }
+
+  isXmlHttpRequest(): boolean {
+    return this.headers.get('x-requested-with') === 'XMLHttpRequest';
+  }
+
+  /** The part of Content-Type before `;`, trimmed, lower-case ('' when absent). */
+  get contentType(): string {
+    const ct = this.source.header('content-type');
+    if (!ct) return '';
+    const semi = ct.indexOf(';');
+    return (semi < 0 ? ct : ct.slice(0, semi)).trim();
+  }
+
+  // --- body ---
+
+  /**
+   * The raw body, read once and bounded by BODY_LIMIT: a declared Content-Length over the limit is
+   * refused before reading; a chunked body is cut off as soon as it passes the limit (413 either way).
+   */
+  content(): Promise<Uint8Array> {
+    return (this._content ??= readBounded(this.source, this.settings.bodyLimit));
+  }
+
+  async text(): Promise<string> {
+    return new TextDecoder().decode(await this.content());
+  }
+
+  /** True once the body has been asked for (the profiler only records bodies that were read). */
+  get contentRead(): boolean {
+    return this._content !== undefined;
+  }
+
+  // --- locale ---
+
+  get locale(): string {
+    return this._locale ?? this.defaultLocale;
+  }
+  setLocale(locale: string): void {
+    this._locale = locale;
+  }
+
+  // --- session ---
+
+  setSessionFactory(factory: () => Session): void {
+    this.sessionFactory = factory;
+  }
+  hasSession(): boolean {
+    return this._session !== null || this.sessionFactory !== null;
+  }
+  /** Whether a session was created for this request (without creating one). */
+  get sessionIfCreated(): Session | null {
+    return this._session;
+  }
+  getSession(): Session {
+    if (this._session) return this._session;
+    if (!this.sessionFactory) throw new SessionNotFoundException('Session has not been set.');
+    return (this._session = this.sessionFactory());
+  }
+
+  /** The `Accept` preference: true when JSON is preferred over HTML. */
+  prefersJson(): boolean {
+    const accept = this.source.header('accept');
+    if (!accept) return false;
+    let best = '';
+    let bestQ = -1;
+    for (const part of accept.split(',')) {
+      const [type, ...params] = part.trim().toLowerCase().split(';');
+      let q = 1;
+      for (const p of params) {
+        const [k, v] = p.trim().split('=');
+        if (k === 'q') q = Number(v) || 0;
+      }
+      const kind = type === 'application/json' || type === 'application/problem+json' || type.endsWith('+json') ? 'json' : type === 'text/html' || type === 'application/xhtml+xml' ? 'html' : '';
+      if (kind && q > bestQ) {
+        best = kind;
+        bestQ = q;
+      }
+    }
+    return best === 'json';
+  }
+}
+
+function portOf(host: string): string | null {
+  const pos = host[0] === '[' ? host.indexOf(':', host.lastIndexOf(']')) : host.lastIndexOf(':');
+  if (pos < 0) return null;
+  const port = host.slice(pos + 1);
+  return /^\d+$/.test(port) ? port : null;
+}
+
+function stripForPort(value: string): string {
+  if (value[0] === '[') return value.slice(1, value.indexOf(']') > 0 ? value.indexOf(']') : undefined);
+  const colon = value.indexOf(':');
+  return colon > 0 && value.indexOf(':', colon + 1) < 0 ? value.slice(0, colon) : value;
+}
+
+/** Values of one parameter in a `Forwarded` header (RFC 7239), in order. */
+function parseForwarded(header: string, param: string): string[] {
+  const out: string[] = [];
+  for (const element of header.split(',')) {
+    for (const pair of element.split(';')) {
+      const eq = pair.indexOf('=');
+      if (eq < 0) continue;
+      if (pair.slice(0, eq).trim().toLowerCase() !== param) continue;
+      let v = pair.slice(eq + 1).trim();
+      if (v.length >= 2 && v[0] === '"' && v[v.length - 1] === '"') v = v.slice(1, -1);
+      out.push(v);
+    }
+  }
+  return out;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
+}
+
+/** Query string to parameters; `a[]=1&a[]=2` gives an array, like PHP; later keys win. */
+export function parseQuery(qs: string): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null);
+  if (!qs) return out;
+  for (const pair of qs.split('&')) {
+    if (!pair) continue;
+    const eq = pair.indexOf('=');
+    const key = safeDecode(eq < 0 ? pair : pair.slice(0, eq));
+    const value = eq < 0 ? '' : safeDecode(pair.slice(eq + 1));
+    if (key.endsWith('[]')) {
+      const k = key.slice(0, -2);
+      const existing = out[k];
+      if (Array.isArray(existing)) existing.push(value);
+      else out[k] = [value];
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+function rfc3986(s: string): string {
+  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+}
+
+/** Symfony's normalizeQueryString: pairs decoded, sorted by key, re-encoded per RFC 3986. */
+export function normalizeQueryString(qs: string): string {
+  if (!qs) return '';
+  const pairs: [string, string][] = [];
+  for (const pair of qs.split('&')) {
+    if (!pair) continue;
+    const eq = pair.indexOf('=');
+    pairs.push([safeDecode(eq < 0 ? pair : pair.slice(0, eq)), eq < 0 ? '' : safeDecode(pair.slice(eq + 1))]);
+  }
+  pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return pairs.map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`).join('&');
+}
+
+async function readBounded(source: RequestSource, limit: number): Promise<Uint8Array> {
+  const declared = source.header('content-length');
+  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > limit) {
+    throw new PayloadTooLargeHttpException(`Request body of ${declared} bytes exceeds the limit of ${limit} bytes.`);
+  }
+  const stream = source.body();
+  if (!stream) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      reader.cancel().catch(() => {});
+      throw new PayloadTooLargeHttpException(`Request body exceeds the limit of ${limit} bytes.`);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,177 @@
+import { serializeCookie, type CookieOptions } from './cookies.ts';
+
+export type ResponseBody = string | Uint8Array | ReadableStream<Uint8Array> | null;
+
+/** Response headers: case-insensitive names (kept lower-case), `set-cookie` may repeat. */
+export class ResponseHeaders {
+  private readonly map = new Map<string, string>();
+  private cookies: string[] | null = null;
+
+  constructor(init?: Record<string, string> | Iterable<[string, string]>) {
+    if (!init) return;
+    const entries = Symbol.iterator in Object(init) ? (init as Iterable<[string, string]>) : Object.entries(init);
+    for (const [k, v] of entries) this.append(k, v);
+  }
+
+  get(name: string): string | null {
+    const key = name.toLowerCase();
+    if (key === 'set-cookie') return this.cookies?.length ? this.cookies.join(', ') : null;
+    return this.map.get(key) ?? null;
+  }
+  has(name: string): boolean {
+    const key = name.toLowerCase();
+    return key === 'set-cookie' ? !!this.cookies?.length : this.map.has(key);
+  }
+  /** Replaces the header. CR, LF and NUL are refused: nothing reaches a header line unchecked. */
+  set(name: string, value: string): void {
+    const key = name.toLowerCase();
+    assertHeaderValue(value);
+    if (key === 'set-cookie') this.cookies = [value];
+    else this.map.set(key, value);
+  }
+  append(name: string, value: string): void {
+    const key = name.toLowerCase();
+    assertHeaderValue(value);
+    if (key === 'set-cookie') (this.cookies ??= []).push(value);
+    else {
+      const prev = this.map.get(key);
+      this.map.set(key, prev === undefined ? value : `${prev}, ${value}`);
+    }
+  }
+  delete(name: string): void {
+    const key = name.toLowerCase();
+    if (key === 'set-cookie') this.cookies = null;
+    else this.map.delete(key);
+  }
+  /** All `Set-Cookie` lines. */
+  getSetCookies(): string[] {
+    return this.cookies ? [...this.cookies] : [];
+  }
+  setCookie(name: string, value: string, options?: CookieOptions): void {
+    const line = serializeCookie(name, value, options);
+    const prefix = `${name}=`;
+    this.cookies = (this.cookies ?? []).filter((c) => !c.startsWith(prefix));
+    this.cookies.push(line);
+  }
+  clearCookie(name: string, options?: CookieOptions): void {
+    this.setCookie(name, '', options);
+  }
+  /** Every header line, Set-Cookie repeated. */
+  *entries(): IterableIterator<[string, string]> {
+    yield* this.map.entries();
+    if (this.cookies) for (const c of this.cookies) yield ['set-cookie', c];
+  }
+  toObject(): Record<string, string | string[]> {
+    const out: Record<string, string | string[]> = Object.fromEntries(this.map);
+    if (this.cookies?.length) out['set-cookie'] = [...this.cookies];
+    return out;
+  }
+}
+
+function assertHeaderValue(value: string): void {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 10 || c === 13 || c === 0) throw new TypeError('Header values may not contain CR, LF or NUL.');
+  }
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/**
+ * The kernel's response (Symfony's Response): plain fields that listeners change in place. Hosts turn
+ * it into bytes on their own terms — `toFetch()` for Fetch hosts, direct writes in the Node adapter.
+ */
+export class HttpResponse {
+  status: number;
+  readonly headers: ResponseHeaders;
+  body: ResponseBody;
+  /** Set when the body is a stream the kernel must not buffer (StreamedResponse). */
+  get isStreamed(): boolean {
+    return typeof ReadableStream !== 'undefined' && this.body instanceof ReadableStream;
+  }
+
+  constructor(body: ResponseBody = '', status = 200, headers?: Record<string, string> | Iterable<[string, string]>) {
+    this.body = body;
+    this.status = status;
+    this.headers = headers instanceof ResponseHeaders ? headers : new ResponseHeaders(headers);
+  }
+
+  static text(body: string, status = 200, headers?: Record<string, string>): HttpResponse {
+    const r = new HttpResponse(body, status, headers);
+    if (!r.headers.has('content-type')) r.headers.set('content-type', 'text/plain; charset=UTF-8');
+    return r;
+  }
+
+  static html(body: string, status = 200, headers?: Record<string, string>): HttpResponse {
+    const r = new HttpResponse(body, status, headers);
+    if (!r.headers.has('content-type')) r.headers.set('content-type', 'text/html; charset=UTF-8');
+    return r;
+  }
+
+  static json(data: unknown, status = 200, headers?: Record<string, string>): HttpResponse {
+    const r = new HttpResponse(JSON.stringify(data) ?? 'null', status, headers);
+    if (!r.headers.has('content-type')) r.headers.set('content-type', 'application/json');
+    return r;
+  }
+
+  /** Symfony's RedirectResponse: the URL is escaped in the body; a 301 carries no Cache-Control. */
+  static redirect(url: string, status = 302, headers?: Record<string, string>): HttpResponse {
+    const e = escapeHtml(url);
+    const body = `<!DOCTYPE html>
+<html>
+    <head>
+        <meta charset="UTF-8" />
+        <meta http-equiv="refresh" content="0;url='${e}'" />
+
+        <title>Redirecting to ${e}</title>
+    </head>
+    <body>
+        Redirecting to <a href="${e}">${e}</a>.
+    </body>
+</html>`;
+    const r = new HttpResponse(body, status, headers);
+    r.headers.set('location', url);
+    r.headers.set('content-type', 'text/html; charset=utf-8');
+    return r;
+  }
+
+  static stream(stream: ReadableStream<Uint8Array>, status = 200, headers?: Record<string, string>): HttpResponse {
+    return new HttpResponse(stream, status, headers);
+  }
+
+  /** Wraps a Fetch Response returned by a controller; its body stays a stream, nothing is buffered. */
+  static fromFetch(response: Response): HttpResponse {
+    const r = new HttpResponse(response.body, response.status);
+    response.headers.forEach((value, name) => {
+      if (name !== 'set-cookie') r.headers.append(name, value);
+    });
+    const cookies = (response.headers as Headers & { getSetCookie?: () => string[] }).getSetCookie?.() ?? [];
+    for (const c of cookies) r.headers.append('set-cookie', c);
+    return r;
+  }
+
+  isRedirect(): boolean {
+    return this.status >= 300 && this.status < 400 && this.headers.has('location');
+  }
+
+  isEmptyStatus(): boolean {
+    return this.status === 204 || this.status === 304 || (this.status >= 100 && this.status < 200);
+  }
+
+  /** The body as a string when it is one (or bytes); null for streams. */
+  bodyText(): string | null {
+    if (typeof this.body === 'string') return this.body;
+    if (this.body instanceof Uint8Array) return new TextDecoder().decode(this.body);
+    if (this.body === null) return '';
+    return null;
+  }
+
+  toFetch(): Response {
+    const headers = new Headers();
+    for (const [k, v] of this.headers.entries()) headers.append(k, v);
+    const body = this.isEmptyStatus() ? null : this.body;
+    return new Response(body === '' ? null : (body as BodyInit | null), { status: this.status, headers });
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * The session as a request sees it. The SessionListener installs a lazy factory on each main request;
+ * nothing is read, created or sent until code calls `request.getSession()` and uses it.
+ */
+export interface Session {
+  readonly id: string;
+  get<T = unknown>(key: string, fallback?: T): T | undefined;
+  set(key: string, value: unknown): void;
+  has(key: string): boolean;
+  remove(key: string): void;
+  all(): Record<string, unknown>;
+  clear(): void;
+  /** Gives the session a fresh id (login, privilege change); the old id stops working. */
+  migrate(): void;
+  /** Drops every value and the id (logout). */
+  invalidate(): void;
+  /** True once anything read or wrote the session in this request. */
+  readonly isStarted: boolean;
+  readonly isEmpty: boolean;
+}

@@ -1,0 +1,65 @@
+/**
+ * What the kernel needs from the host to read a request. Hosts build one per request: from a Fetch
+ * `Request` (any Fetch host, tests) or straight from a runtime's native request (the Node adapter),
+ * so that nothing is parsed or copied until a listener asks for it.
+ */
+export interface RequestSource {
+  /** The method as the client sent it (not upper-cased yet). */
+  readonly method: string;
+  /** The raw request target: path plus optional `?query`, never resolved against a base. */
+  readonly target: string;
+  /** Scheme of the connection the request arrived on. */
+  readonly scheme: 'http' | 'https';
+  /** Authority to use when the request has no `Host` header (e.g. the URL a Fetch host built). */
+  readonly fallbackHost: string;
+  /** Peer address of the connection ('' when the host does not say). */
+  readonly remoteAddress: string;
+  /** `HTTP/1.1`, `HTTP/1.0`, ... ('HTTP/1.1' when unknown). */
+  readonly protocol: string;
+  /** One header, lower-case name; several values joined as the Fetch `Headers` would. */
+  header(name: string): string | null;
+  /** All headers, lower-case names. */
+  headers(): Iterable<[string, string]>;
+  /** The body stream, or null when there is none. Read at most once. */
+  body(): ReadableStream<Uint8Array> | null;
+}
+
+/** Connection facts a Fetch host can pass beside the Request (Deno's `info`, the Node adapter, tests). */
+export interface ConnectionInfo {
+  /** Peer IP address. */
+  remoteAddress?: string;
+  /** The raw request target when the host kept it (the Fetch URL parser resolves `..` and `\`). */
+  rawTarget?: string;
+  protocol?: string;
+}
+
+/** Splits an absolute URL into scheme, authority and target without the URL parser's normalisation. */
+export function splitUrl(url: string): { scheme: 'http' | 'https'; authority: string; target: string } {
+  const sep = url.indexOf('://');
+  const scheme = sep > 0 && url.slice(0, sep).toLowerCase() === 'https' ? 'https' : 'http';
+  const rest = sep >= 0 ? url.slice(sep + 3) : url;
+  let slash = rest.indexOf('/');
+  const q = rest.indexOf('?');
+  if (q >= 0 && (slash < 0 || q < slash)) slash = q;
+  const authority = slash < 0 ? rest : rest.slice(0, slash);
+  let target = slash < 0 ? '/' : rest.slice(slash);
+  const hash = target.indexOf('#');
+  if (hash >= 0) target = target.slice(0, hash);
+  if (target[0] === '?') target = '/' + target;
+  return { scheme, authority, target };
+}
+
+export function fetchSource(request: Request, info?: ConnectionInfo): RequestSource {
+  const { scheme, authority, target } = splitUrl(request.url);
+  return {
+    method: request.method,
+    target: info?.rawTarget ?? target,
+    scheme,
+    fallbackHost: authority,
+    remoteAddress: info?.remoteAddress ?? '',
+    protocol: info?.protocol ?? 'HTTP/1.1',
+    header: (name) => request.headers.get(name),
+    headers: () => request.headers,
+    body: () => request.body,
+  };
+}

@@ -1,0 +1,97 @@
+import type { KernelRequest } from '../http/request.ts';
+import type { HttpResponse } from '../http/response.ts';
+
+/** A controller: gets the request (route parameters in `request.attributes`) and the resolved arguments. */
+export type Controller = (request: KernelRequest, ...args: any[]) => unknown;
+
+/** Hook names, exactly as the contract writes them. */
+export const HOOKS = [
+  'kernel.request',
+  'kernel.controller',
+  'kernel.controller_arguments',
+  'kernel.view',
+  'kernel.response',
+  'kernel.finish_request',
+  'kernel.exception',
+  'kernel.terminate',
+] as const;
+export type HookName = (typeof HOOKS)[number];
+
+/** kernel.request: a listener may answer early; that stops the remaining request listeners. */
+export class RequestEvent {
+  response: HttpResponse | null = null;
+  constructor(readonly request: KernelRequest) {}
+  setResponse(response: HttpResponse): void {
+    this.response = response;
+  }
+}
+
+/** kernel.controller: listeners may replace the controller. */
+export class ControllerEvent {
+  constructor(readonly request: KernelRequest, public controller: Controller) {}
+  setController(controller: Controller): void {
+    this.controller = controller;
+  }
+}
+
+/** kernel.controller_arguments: listeners may replace the controller or its arguments. */
+export class ControllerArgumentsEvent {
+  constructor(readonly request: KernelRequest, public controller: Controller, public arguments_: unknown[]) {}
+  setController(controller: Controller): void {
+    this.controller = controller;
+  }
+  setArguments(args: unknown[]): void {
+    this.arguments_ = args;
+  }
+}
+
+/** kernel.view: the controller returned something that is not a response; a listener turns it into one. */
+export class ViewEvent {
+  response: HttpResponse | null = null;
+  constructor(readonly request: KernelRequest, readonly controllerResult: unknown) {}
+  setResponse(response: HttpResponse): void {
+    this.response = response;
+  }
+}
+
+/** kernel.response: listeners change the response in place or replace it. */
+export class ResponseEvent {
+  constructor(readonly request: KernelRequest, public response: HttpResponse) {}
+  setResponse(response: HttpResponse): void {
+    this.response = response;
+  }
+}
+
+export class FinishRequestEvent {
+  constructor(readonly request: KernelRequest) {}
+}
+
+/** kernel.exception: listeners may replace the error and set a response (which stops the hook). */
+export class ExceptionEvent {
+  response: HttpResponse | null = null;
+  /** When true the kernel keeps the response's status even if it is not an error status. */
+  allowCustomResponseCode = false;
+  constructor(readonly request: KernelRequest, public throwable: Error) {}
+  setThrowable(error: Error): void {
+    this.throwable = error;
+  }
+  setResponse(response: HttpResponse): void {
+    this.response = response;
+  }
+}
+
+/** kernel.terminate: after the host has the response. */
+export class TerminateEvent {
+  constructor(readonly request: KernelRequest, readonly response: HttpResponse) {}
+}
+
+export interface EventOf {
+  'kernel.request': RequestEvent;
+  'kernel.controller': ControllerEvent;
+  'kernel.controller_arguments': ControllerArgumentsEvent;
+  'kernel.view': ViewEvent;
+  'kernel.response': ResponseEvent;
+  'kernel.finish_request': FinishRequestEvent;
+  'kernel.exception': ExceptionEvent;
+  'kernel.terminate': TerminateEvent;
+}

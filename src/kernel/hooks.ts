@@ -1,0 +1,82 @@
+import type { EventOf, HookName } from './events.ts';
+
+/**
+ * One named step of a hook. `id` is `Class::method` after the Symfony listener it reproduces; it is
+ * what the `event` log channel and the profiler show. `call` may return a promise; the kernel awaits
+ * only when it does.
+ */
+export interface Listener<H extends HookName = HookName> {
+  readonly id: string;
+  readonly role: string;
+  /** Symfony-style priority: higher runs first; used only when inserting by priority. */
+  readonly priority?: number;
+  call(event: EventOf[H]): void | Promise<void>;
+}
+
+/** Where to insert a user listener into a hook. */
+export type Placement =
+  | { before: string }
+  | { after: string }
+  | { index: number }
+  | { priority: number };
+
+/** The listener arrays of every hook. Frozen arrays are built per app, so the hot path only iterates. */
+export type HookTable = { [H in HookName]: Listener<H>[] };
+
+export function emptyHookTable(): HookTable {
+  return {
+    'kernel.request': [],
+    'kernel.controller': [],
+    'kernel.controller_arguments': [],
+    'kernel.view': [],
+    'kernel.response': [],
+    'kernel.finish_request': [],
+    'kernel.exception': [],
+    'kernel.terminate': [],
+  };
+}
+
+/**
+ * Inserts a listener without disturbing the relative order of the others. By priority: right after the
+ * last listener whose priority is >= p (listeners without one count as 0), like Symfony's dispatcher.
+ */
+export function insertListener<H extends HookName>(list: Listener<H>[], listener: Listener<H>, placement?: Placement): void {
+  if (!placement) {
+    list.push(listener);
+    return;
+  }
+  if ('index' in placement) {
+    list.splice(Math.max(0, Math.min(placement.index, list.length)), 0, listener);
+    return;
+  }
+  if ('priority' in placement) {
+    let at = 0;
+    for (let i = 0; i < list.length; i++) if ((list[i].priority ?? 0) >= placement.priority) at = i + 1;
+    list.splice(at, 0, listener);
+    return;
+  }
+  const target = 'before' in placement ? placement.before : placement.after;
+  const found = 'before' in placement ? list.findIndex((l) => l.id === target) : findLastIndex(list, (l) => l.id === target);
+  if (found < 0) throw new Error(`No listener "${target}" to insert next to.`);
+  list.splice('before' in placement ? found : found + 1, 0, listener);
+}
+
+function findLastIndex<T>(list: T[], pred: (v: T) => boolean): number {
+  for (let i = list.length - 1; i >= 0; i--) if (pred(list[i])) return i;
+  return -1;
+}
+
+/** One traced listener call: the `event` log channel and the profiler read these. */
+export interface ListenerCall {
+  hook: HookName;
+  listener: string;
+  role: string;
+  /** Milliseconds since the request started. */
+  startMs: number;
+  durationMs: number;
+}
+
+/** Builds a listener value; `call` is usually a bound method of a listener class. */
+export function listener<H extends HookName>(id: string, role: string, call: (event: EventOf[H]) => void | Promise<void>, priority?: number): Listener<H> {
+  return { id, role, call, priority };
+}

@@ -1,0 +1,40 @@
+import type { ControllerArgumentsEvent, ExceptionEvent, ResponseEvent } from '../kernel/events.ts';
+import { classNameOf, HttpException } from '../kernel/exceptions.ts';
+import { listener } from '../kernel/hooks.ts';
+import { renderError } from '../debug/error-renderer.ts';
+import { throwLocation } from '../debug/stack.ts';
+
+const REMOVE_CSP = '_remove_csp_headers';
+
+/**
+ * Symfony's ErrorListener: logs the uncaught error, renders the error response, and (debug) keeps the
+ * error page free of a Content-Security-Policy the app set, so its inline styles and scripts work.
+ */
+export class ErrorListener {
+  constructor(private readonly debug: boolean) {}
+
+  readonly logKernelException = listener<'kernel.exception'>('ErrorListener::logKernelException', 'error logging', (event: ExceptionEvent) => {
+    const error = event.throwable;
+    const { file, line } = throwLocation(error);
+    const level = error instanceof HttpException && error.statusCode < 500 ? 'error' : 'critical';
+    event.request.logger.log(level, 'request', `Uncaught Exception ${classNameOf(error)}: "${error.message}" at ${file} line ${line}`, { exception: error });
+  });
+
+  readonly onKernelException = listener<'kernel.exception'>('ErrorListener::onKernelException', 'error rendering', (event: ExceptionEvent) => {
+    event.setResponse(renderError(event.throwable, event.request, this.debug));
+    if (this.debug) event.request.attributes.set(REMOVE_CSP, true);
+  });
+
+  readonly removeCspHeader = listener<'kernel.response'>('ErrorListener::removeCspHeader', 'content-security-policy header removal for error pages', (event: ResponseEvent) => {
+    if (this.debug && event.request.attributes.get(REMOVE_CSP) === true) event.response.headers.delete('content-security-policy');
+  });
+
+  /**
+   * Symfony swaps the `exception` argument of an error controller for a FlattenException. Controllers
+   * here receive the request first; an error controller's `exception` attribute is kept an Error.
+   */
+  readonly onControllerArguments = listener<'kernel.controller_arguments'>('ErrorListener::onControllerArguments', 'error handler arguments', (event: ControllerArgumentsEvent) => {
+    const exception = event.request.attributes.get('exception');
+    if (exception !== undefined && !(exception instanceof Error)) event.request.attributes.set('exception', new Error(String(exception)));
+  });
+}

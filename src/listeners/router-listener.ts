@@ -1,0 +1,121 @@
+import type { KernelRequest } from '../http/request.ts';
+import { HttpResponse } from '../http/response.ts';
+import type { ExceptionEvent, FinishRequestEvent, RequestEvent } from '../kernel/events.ts';
+import {
+  BadRequestHttpException,
+  MethodNotAllowedException,
+  MethodNotAllowedHttpException,
+  NoConfigurationException,
+  NotFoundHttpException,
+  RequestError,
+  ResourceNotFoundException,
+} from '../kernel/exceptions.ts';
+import { listener } from '../kernel/hooks.ts';
+import type { Router } from '../routing/router.ts';
+
+/** Name shown for a controller in logs and the profiler. */
+export function controllerName(controller: unknown): string {
+  if (typeof controller !== 'function') return 'n/a';
+  return controller.name || 'anonymous controller';
+}
+
+/**
+ * Symfony's RouterListener: matches the request, fills the route attributes and logs the match; a miss
+ * becomes a NotFoundHttpException / MethodNotAllowedHttpException with Symfony's exact messages.
+ */
+export class RouterListener {
+  constructor(
+    private readonly router: Router,
+    private readonly renderWelcomePage: ((request: KernelRequest) => HttpResponse) | null,
+  ) {}
+
+  readonly onKernelRequest = listener<'kernel.request'>('RouterListener::onKernelRequest', 'routing', (event: RequestEvent) => {
+    const request = event.request;
+    const method = routingContextMethod(request);
+    if (request.attributes.has('_controller')) return;
+
+    let match;
+    try {
+      match = this.router.match(request.pathInfo, method);
+    } catch (error) {
+      const uri = request.getUriForPath(request.pathInfo);
+      if (error instanceof MethodNotAllowedException) {
+        const allow = error.allowedMethods.join(', ');
+        throw new MethodNotAllowedHttpException(error.allowedMethods, `No route found for "${method} ${uri}": Method Not Allowed (Allow: ${allow})`, error);
+      }
+      if (error instanceof ResourceNotFoundException) {
+        const referer = request.headers.get('referer');
+        throw new NotFoundHttpException(`No route found for "${method} ${uri}"${referer ? ` (from "${referer}")` : ''}`, error);
+      }
+      throw error;
+    }
+
+    const { route, params } = match;
+    const controller = match.redirectPath !== undefined ? redirectController(match.redirectPath) : route.definition.controller;
+    const attributes = request.attributes;
+    for (const key of Object.keys(params)) attributes.set(key, params[key]);
+    attributes.set('_route', route.name);
+    attributes.set('_controller', controller);
+    attributes.set('_route_params', params);
+    attributes.set('_route_options', route.definition.options ?? {});
+    if (match.redirectPath !== undefined) {
+      attributes.set('path', match.redirectPath);
+      attributes.set('permanent', true);
+    }
+
+    const logger = request.logger;
+    if (logger.isEnabled('info')) {
+      logger.info('request', 'Matched route "{route}".', {
+        route: route.name,
+        route_parameters: { ...params, _route: route.name, _controller: controllerName(controller) },
+        request_uri: request.getUri(),
+        method,
+      });
+    }
+  });
+
+  /** Debug only: `/` with nothing configured shows the welcome page (status 404) instead of the error page. */
+  readonly onKernelException = listener<'kernel.exception'>('RouterListener::onKernelException', 'welcome page', (event: ExceptionEvent) => {
+    const error = event.throwable;
+    if (!this.renderWelcomePage || !(error instanceof NotFoundHttpException) || !(error.previous instanceof NoConfigurationException)) return;
+    event.setResponse(this.renderWelcomePage(event.request));
+  });
+
+  /** Symfony re-initialises the routing context from the parent request; there are no sub-requests here. */
+  readonly onKernelFinishRequest = listener<'kernel.finish_request'>('RouterListener::onKernelFinishRequest', 'router context restore', (event: FinishRequestEvent) => {
+    event.request.attributes.remove('_route_options');
+  });
+}
+
+/**
+ * Initialising the routing context reads the effective method, host and scheme; a malformed one
+ * (method override, forwarded-header conflict) is a 400 with the same message, as in RouterListener.php.
+ */
+function routingContextMethod(request: KernelRequest): string {
+  try {
+    const method = request.method;
+    request.getHost();
+    request.getScheme();
+    return method;
+  } catch (error) {
+    if (error instanceof RequestError) throw new BadRequestHttpException(error.message, error);
+    throw error;
+  }
+}
+
+const UNSAFE_LOCATION_CHAR = /[^\x21-\x7e]/g;
+
+/**
+ * The trailing-slash redirect (FrameworkBundle's RedirectController::urlRedirectAction): 301 to the
+ * toggled path on the same host, raw query kept. The router never hands out a path starting with `//`
+ * or `/\`; with an empty host the Location stays path-only, so it can never name another origin.
+ */
+function redirectController(path: string) {
+  return function urlRedirectAction(request: KernelRequest): HttpResponse {
+    const host = request.getHost();
+    const qs = request.queryString;
+    const location = (host ? request.getSchemeAndHttpHost() : '') + path + (qs ? `?${qs}` : '');
+    const response = HttpResponse.redirect(location.replace(UNSAFE_LOCATION_CHAR, (c) => encodeURIComponent(c)), 301);
+    return response;
+  };
+}

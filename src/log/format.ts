@@ -1,0 +1,58 @@
+import { classNameOf } from '../kernel/exceptions.ts';
+import { interpolate, type LogRecord } from './record.ts';
+
+export type LogFormat = 'line' | 'json';
+
+/** JSON-safe view of a context value: errors become Monolog's `[object] (Class(code: 0): msg at file:line)`. */
+export function contextToJson(value: unknown, depth = 0, seen: Set<unknown> = new Set()): unknown {
+  if (value instanceof Error) {
+    const where = firstFrame(value);
+    return `[object] (${classNameOf(value)}(code: 0): ${value.message}${where ? ` at ${where}` : ''})`;
+  }
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'bigint') return value.toString();
+    if (typeof value === 'function') return '[function]';
+    return value;
+  }
+  if (value instanceof Date) return value.toISOString();
+  if (depth > 8 || seen.has(value)) return '[...]';
+  seen.add(value);
+  if (Array.isArray(value)) return value.slice(0, 200).map((v) => contextToJson(v, depth + 1, seen));
+  const out: Record<string, unknown> = {};
+  let n = 0;
+  for (const key of Object.keys(value)) {
+    if (n++ >= 200) break;
+    out[key] = contextToJson((value as Record<string, unknown>)[key], depth + 1, seen);
+  }
+  return out;
+}
+
+function firstFrame(error: Error): string | null {
+  const line = error.stack?.split('\n').find((l) => l.trimStart().startsWith('at '));
+  const m = line && /\(?([^()\s]+):(\d+):\d+\)?\s*$/.exec(line);
+  return m ? `${m[1]}:${m[2]}` : null;
+}
+
+/** Monolog's datetime shape: 2026-11-22T10:11:12.123456+00:00. */
+function monologDate(d: Date): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000+00:00');
+}
+
+export function formatRecord(record: LogRecord, format: LogFormat): string {
+  const context = contextToJson(record.context);
+  const extra = contextToJson(record.extra);
+  if (format === 'json') {
+    return JSON.stringify({
+      message: interpolate(record.message, record.context),
+      context,
+      level: record.level,
+      level_name: record.levelName.toUpperCase(),
+      channel: record.channel,
+      datetime: monologDate(record.datetime),
+      extra,
+    });
+  }
+  const ctx = JSON.stringify(context);
+  const ext = JSON.stringify(extra);
+  return `[${monologDate(record.datetime)}] ${record.channel}.${record.levelName.toUpperCase()}: ${interpolate(record.message, record.context)} ${ctx === '{}' ? '[]' : ctx} ${ext === '{}' ? '[]' : ext}`;
+}

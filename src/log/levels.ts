@@ -1,0 +1,19 @@
+/** Monolog's levels: numeric values and names are what JSON log lines carry. */
+export const LEVELS = {
+  debug: 100,
+  info: 200,
+  notice: 250,
+  warning: 300,
+  error: 400,
+  critical: 500,
+  alert: 550,
+  emergency: 600,
+} as const;
+
+export type LevelName = keyof typeof LEVELS;
+
+export function levelValue(name: string): number {
+  const v = (LEVELS as Record<string, number>)[name.toLowerCase()];
+  if (v === undefined) throw new Error(`Unknown log level "${name}".`);
+  return v;
+}

@@ -1,0 +1,263 @@
+/**
+ * Route definitions and their compiled form.
+ *
+ * Paths use path-to-regexp 8 syntax (`/members/:id`, `/blog{/:page}`, `/files/*rest`) and are compiled
+ * once, at router construction, with `sensitive: true` and `trailing: false` (Symfony routes are
+ * case-sensitive and the trailing-slash policy is the router's, not path-to-regexp's). Requirements are
+ * compiled here too, as `^(?:req)$`; nothing is compiled per request.
+ */
+import { compile, parse, pathToRegexp, type Key, type Token } from 'path-to-regexp';
+import type { Controller } from '../kernel/events.ts';
+
+/** Free-form route options; other parts read e.g. cache, template, converters, security, isGranted, requiresLogin, stateless. */
+export interface RouteOptions {
+  [key: string]: unknown;
+}
+
+export interface RouteDefinition {
+  name: string;
+  /** path-to-regexp 8 syntax: '/members/:id', '/blog{/:page}', '/files/*rest'. */
+  path: string;
+  /** Upper-cased when compiled; undefined or [] = any method. */
+  methods?: string[];
+  controller: Controller;
+  defaults?: Record<string, unknown>;
+  /** Full-match (anchored) test on the DECODED parameter value; never a regex built from request input. */
+  requirements?: Record<string, string | RegExp>;
+  options?: RouteOptions;
+}
+
+export interface CompiledRoute {
+  readonly name: string;
+  readonly path: string;
+  /** Upper-case, each once; empty = any method. */
+  readonly methods: readonly string[];
+  readonly definition: RouteDefinition;
+  /** Position in the route table (0-based). */
+  readonly index: number;
+  readonly controller: Controller;
+  readonly defaults: Readonly<Record<string, unknown>>;
+  readonly options: Readonly<RouteOptions>;
+  /** Path variable names, in path order, each once. */
+  readonly variables: readonly string[];
+  /** True when the path has no variables and no optional groups (matched by string equality). */
+  readonly isStatic: boolean;
+}
+
+/** `probe()` results other than a params object. */
+export const NO_MATCH = 0;
+export const REQUIREMENT_FAILED = 1;
+export type ProbeResult = Record<string, unknown> | typeof NO_MATCH | typeof REQUIREMENT_FAILED;
+
+/**
+ * Literal route text is matched against the RAW request path, so characters a client always
+ * percent-encodes in a path (controls, space, `"`, `#`, `<`, `>`, `?`, backtick, `{`, `}`, DEL and all
+ * non-ASCII) are encoded here the same way (UTF-8, upper-case hex): a route `/café` matches `/caf%C3%A9`.
+ */
+const LITERAL_ENCODE = /[\u0000-\u0020"#<>?`{}\u007f]|[^\u0000-\u007f]/gu;
+function encodeLiteral(text: string): string {
+  return text.replace(LITERAL_ENCODE, (c) => encodeURIComponent(c));
+}
+
+/** decodeURIComponent that reports a malformed escape as null instead of throwing. */
+function safeDecode(value: string): string | null {
+  if (value.indexOf('%') === -1) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return null;
+  }
+}
+
+function compileRequirement(routeName: string, variable: string, requirement: string | RegExp): RegExp {
+  try {
+    if (requirement instanceof RegExp) {
+      return new RegExp(`^(?:${requirement.source})$`, requirement.flags.replace(/[gy]/g, ''));
+    }
+    if (typeof requirement !== 'string') throw new TypeError('a requirement must be a string or a RegExp');
+    return new RegExp(`^(?:${requirement})$`);
+  } catch (error) {
+    throw new Error(
+      `Invalid requirement for parameter "${variable}" of route "${routeName}": ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+function requirementSource(requirement: string | RegExp): string {
+  return requirement instanceof RegExp ? requirement.source : requirement;
+}
+
+export class CompiledRouteImpl implements CompiledRoute {
+  readonly name: string;
+  readonly path: string;
+  readonly methods: readonly string[];
+  readonly definition: RouteDefinition;
+  readonly index: number;
+  readonly controller: Controller;
+  readonly defaults: Readonly<Record<string, unknown>>;
+  readonly options: Readonly<RouteOptions>;
+  readonly variables: readonly string[];
+  readonly isStatic: boolean;
+
+  /** @internal The exact raw path of a static route. */
+  readonly staticPath: string | null;
+  /** @internal Leading complete literal path pieces (split on '/'), for the router's prefix index. */
+  readonly prefixPieces: readonly string[];
+  /** @internal No method restriction. */
+  readonly anyMethod: boolean;
+  /** @internal GET is allowed (or any method): the route may trigger a trailing-slash redirect. */
+  readonly allowsGet: boolean;
+  /** @internal Variables outside optional groups (mandatory for generate()). */
+  readonly requiredVariables: ReadonlySet<string>;
+  /** @internal Wildcard (`*name`) variables. */
+  readonly wildcardVariables: ReadonlySet<string>;
+  /** @internal Compiled requirements by variable name (only for path variables). */
+  readonly requirements: ReadonlyMap<string, { regexp: RegExp; source: string }>;
+
+  private readonly regexp: RegExp | null;
+  private readonly captureNames: string[] = [];
+  private readonly captureWildcard: boolean[] = [];
+  private readonly captureRequirement: (RegExp | null)[] = [];
+  private readonly hasDefaults: boolean;
+  private readonly builder: (data: Record<string, string | string[]>) => string;
+
+  constructor(definition: RouteDefinition, index: number) {
+    if (definition === null || typeof definition !== 'object') throw new Error(`Route #${index} is not an object.`);
+    const { name, path } = definition;
+    if (typeof name !== 'string' || name === '') throw new Error(`Route #${index} has no name.`);
+    if (typeof path !== 'string' || (path[0] !== '/' && path[0] !== '{')) {
+      throw new Error(`Invalid path ${JSON.stringify(path)} for route "${name}": a path must start with "/".`);
+    }
+    this.name = name;
+    this.path = path;
+    this.definition = definition;
+    this.index = index;
+    this.controller = definition.controller;
+    this.defaults = Object.freeze({ ...(definition.defaults ?? {}) });
+    this.hasDefaults = Object.keys(this.defaults).length > 0;
+    this.options = definition.options ?? {};
+
+    const methods: string[] = [];
+    for (const m of definition.methods ?? []) {
+      if (typeof m !== 'string' || m === '') throw new Error(`Invalid method ${JSON.stringify(m)} for route "${name}".`);
+      const upper = m.toUpperCase();
+      if (!methods.includes(upper)) methods.push(upper);
+    }
+    this.methods = Object.freeze(methods);
+    this.anyMethod = methods.length === 0;
+    this.allowsGet = this.anyMethod || methods.includes('GET');
+
+    let tokens: Token[];
+    let regexp: RegExp;
+    let keys: Key[];
+    try {
+      const data = parse(path, { encodePath: encodeLiteral });
+      tokens = data.tokens;
+      ({ regexp, keys } = pathToRegexp(data, { sensitive: true, trailing: false, end: true }));
+      const build = compile(data, { encode: encodeURIComponent });
+      this.builder = build as (data: Record<string, string | string[]>) => string;
+    } catch (error) {
+      throw new Error(`Invalid path "${path}" for route "${name}": ${(error as Error).message}`, { cause: error });
+    }
+
+    const variables: string[] = [];
+    const wildcards = new Set<string>();
+    for (const key of keys) {
+      if (key.name === '__proto__') throw new Error(`Invalid path "${path}" for route "${name}": "__proto__" is not a valid parameter name.`);
+      if (!variables.includes(key.name)) variables.push(key.name);
+      if (key.type === 'wildcard') wildcards.add(key.name);
+    }
+    this.variables = Object.freeze(variables);
+    this.wildcardVariables = wildcards;
+    const required = new Set<string>();
+    for (const token of tokens) if (token.type === 'param' || token.type === 'wildcard') required.add(token.name);
+    this.requiredVariables = required;
+
+    const requirements = new Map<string, { regexp: RegExp; source: string }>();
+    for (const [variable, requirement] of Object.entries(definition.requirements ?? {})) {
+      const compiled = compileRequirement(name, variable, requirement);
+      // A requirement for something that is not a path variable is ignored, as in Symfony.
+      if (variables.includes(variable)) requirements.set(variable, { regexp: compiled, source: requirementSource(requirement) });
+    }
+    this.requirements = requirements;
+
+    this.isStatic = tokens.every((t) => t.type === 'text');
+    if (this.isStatic) {
+      this.staticPath = tokens.map((t) => (t as { value: string }).value).join('');
+      this.regexp = null;
+      this.prefixPieces = Object.freeze(this.staticPath.split('/'));
+    } else {
+      this.staticPath = null;
+      this.regexp = regexp;
+      for (const key of keys) {
+        this.captureNames.push(key.name);
+        this.captureWildcard.push(key.type === 'wildcard');
+        this.captureRequirement.push(requirements.get(key.name)?.regexp ?? null);
+      }
+      let literal = '';
+      for (const token of tokens) {
+        if (token.type !== 'text') break;
+        literal += token.value;
+      }
+      const pieces = literal.split('/');
+      pieces.pop(); // the last piece is not known to be a whole segment
+      this.prefixPieces = Object.freeze(pieces);
+    }
+  }
+
+  /** The route accepts `method` (upper-case): listed, or HEAD served by a GET route. */
+  allowsMethod(method: string): boolean {
+    if (this.anyMethod) return true;
+    const methods = this.methods;
+    for (let i = 0; i < methods.length; i++) if (methods[i] === method) return true;
+    return method === 'HEAD' && this.allowsGet;
+  }
+
+  /**
+   * Tests a raw path: the params (defaults overlaid with decoded path variables) when it matches,
+   * NO_MATCH when the pattern does not match or a value has a malformed escape, REQUIREMENT_FAILED when
+   * the pattern matched but a requirement did not.
+   */
+  probe(path: string): ProbeResult {
+    if (this.staticPath !== null) {
+      if (path !== this.staticPath) return NO_MATCH;
+      return this.hasDefaults ? { ...this.defaults } : {};
+    }
+    const m = (this.regexp as RegExp).exec(path);
+    if (m === null) return NO_MATCH;
+    const params: Record<string, unknown> = this.hasDefaults ? { ...this.defaults } : {};
+    let requirementFailed = false;
+    for (let i = 1; i < m.length; i++) {
+      const raw = m[i];
+      if (raw === undefined) continue;
+      const k = i - 1;
+      let value: string | string[];
+      let text: string;
+      if (this.captureWildcard[k]) {
+        const parts = raw.split('/');
+        for (let j = 0; j < parts.length; j++) {
+          const decoded = safeDecode(parts[j]!);
+          if (decoded === null) return NO_MATCH;
+          parts[j] = decoded;
+        }
+        value = parts;
+        text = parts.join('/');
+      } else {
+        const decoded = safeDecode(raw);
+        if (decoded === null) return NO_MATCH;
+        value = text = decoded;
+      }
+      const requirement = this.captureRequirement[k];
+      // Keep decoding the rest: a malformed escape elsewhere still means "path does not match".
+      if (requirement !== null && !requirement.test(text)) requirementFailed = true;
+      params[this.captureNames[k]!] = value;
+    }
+    return requirementFailed ? REQUIREMENT_FAILED : params;
+  }
+
+  /** @internal Builds the raw path from already-stringified values (see Router.generate). */
+  build(values: Record<string, string | string[]>): string {
+    return this.builder(values);
+  }
+}

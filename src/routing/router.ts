@@ -1,0 +1,346 @@
+/**
+ * The router: Symfony 5.4's RedirectableCompiledUrlMatcher semantics on path-to-regexp 8 routes, plus a
+ * URL generator.
+ *
+ * Matching (see symfony-reference.md §3.3):
+ * - candidates are visited in table order, first match wins; matching is case-sensitive, on the RAW path;
+ *   path variables are decoded with decodeURIComponent (a malformed escape = that route does not match);
+ * - per candidate: pattern (+ requirements) matches → method allowed? match : collect its methods; the
+ *   pattern does not match but matches with the trailing slash toggled → for GET/HEAD, when the route
+ *   allows GET (or any method), stop: nothing matched and nothing is allowed (forces the redirect below);
+ * - `match()`: try the path; methods collected → 405; not GET/HEAD → 404 with the original path;
+ *   GET/HEAD → toggle the trailing slash and retry: a match is a redirect to the toggled path (unless that
+ *   path could be read as another host), otherwise 404 with the toggled path (methods collected on the
+ *   retry are ignored). `/` with nothing matched and nothing allowed → NoConfigurationException.
+ *
+ * Speed: nothing is compiled per request. Static routes that no earlier route can shadow are found in a
+ * Map. Every route is also indexed in a trie keyed by the whole literal path segments its path starts
+ * with; each trie node holds, precomputed and in table order, the routes indexed at it and at its
+ * ancestors. A request walks the trie along its own segments and tests only the deepest node's list.
+ */
+import {
+  MethodNotAllowedException,
+  NoConfigurationException,
+  ResourceNotFoundException,
+} from '../kernel/exceptions.ts';
+import {
+  CompiledRouteImpl,
+  NO_MATCH,
+  REQUIREMENT_FAILED,
+  type CompiledRoute,
+  type RouteDefinition,
+} from './route.ts';
+import { hardenGeneratedPath, isUnsafeRedirectPath } from './safe-path.ts';
+
+export type { CompiledRoute, RouteDefinition, RouteOptions } from './route.ts';
+
+export interface RouteMatch {
+  route: CompiledRoute;
+  /** defaults merged with decoded path parameters (path parameters win) */
+  params: Record<string, unknown>;
+  /** Set when this is a trailing-slash redirect: the toggled RAW path to redirect to (no query). */
+  redirectPath?: string;
+}
+
+export interface RouteExplanation {
+  name: string;
+  path: string;
+  methods: readonly string[];
+  outcome: 'match' | 'path does not match' | 'method not allowed' | 'requirement not met' | 'trailing slash differs' | 'not examined';
+}
+
+export interface GenerateOptions {
+  /** e.g. 'http://127.0.0.1:8000' — prefixed to the path (a trailing '/' is dropped). */
+  absoluteBase?: string;
+}
+
+class TrieNode {
+  readonly children = new Map<string, TrieNode>();
+  /** Routes indexed exactly at this node. */
+  readonly own: CompiledRouteImpl[] = [];
+  /** Routes indexed at this node or an ancestor, in table order (filled after construction). */
+  candidates: CompiledRouteImpl[] = [];
+}
+
+/** Result of one matching pass over the candidates. */
+const STOP_FOR_REDIRECT = 1;
+
+/** `rtrim(path, '/')`, then the toggled path, or null when there is nothing to toggle (`/`, `//`, ``). */
+function togglePath(path: string): string | null {
+  let end = path.length;
+  while (end > 0 && path.charCodeAt(end - 1) === 0x2f) end--;
+  if (end === 0) return null;
+  return end === path.length ? path + '/' : path.slice(0, end);
+}
+
+export class Router {
+  readonly routes: readonly CompiledRoute[];
+  private readonly table: readonly CompiledRouteImpl[];
+  private readonly byName = new Map<string, CompiledRouteImpl>();
+  /** Static routes that are the first candidate able to match their path (or its toggled form). */
+  private readonly fastStatic = new Map<string, CompiledRouteImpl>();
+  private readonly root = new TrieNode();
+  /** Scratch list of allowed methods, reused per pass (match() is synchronous). */
+  private allowed: string[] = [];
+
+  constructor(routes: RouteDefinition[]) {
+    if (!Array.isArray(routes)) throw new TypeError('Router expects an array of route definitions.');
+    const table: CompiledRouteImpl[] = [];
+    for (let i = 0; i < routes.length; i++) {
+      const route = new CompiledRouteImpl(routes[i]!, i);
+      if (this.byName.has(route.name)) throw new Error(`Route name "${route.name}" is defined more than once.`);
+      this.byName.set(route.name, route);
+      table.push(route);
+    }
+    this.table = Object.freeze(table);
+    this.routes = this.table;
+
+    for (const route of table) {
+      let node = this.root;
+      for (const piece of route.prefixPieces) {
+        let child = node.children.get(piece);
+        if (child === undefined) node.children.set(piece, (child = new TrieNode()));
+        node = child;
+      }
+      node.own.push(route); // table order, since routes are inserted in order
+    }
+    const fill = (node: TrieNode, inherited: CompiledRouteImpl[]): void => {
+      node.candidates = mergeByIndex(inherited, node.own);
+      for (const child of node.children.values()) fill(child, node.candidates);
+    };
+    fill(this.root, []);
+
+    // A static route may take the O(1) path only if no earlier route can match its path or the toggled
+    // path (an earlier exact match would win; an earlier toggled match would stop for a redirect).
+    for (const route of table) {
+      const path = route.staticPath;
+      if (path === null || this.fastStatic.has(path)) continue;
+      const toggled = togglePath(path);
+      let shadowed = false;
+      for (const other of this.candidatesFor(path, true)) {
+        if (other.index >= route.index) break;
+        if (other.probe(path) !== NO_MATCH || (toggled !== null && other.probe(toggled) !== NO_MATCH)) {
+          shadowed = true;
+          break;
+        }
+      }
+      if (!shadowed) this.fastStatic.set(path, route);
+    }
+  }
+
+  get(name: string): CompiledRoute | undefined {
+    return this.byName.get(name);
+  }
+
+  /**
+   * Matches a RAW path (percent-encoding kept) for the effective upper-case method.
+   * Throws MethodNotAllowedException (405), ResourceNotFoundException (404) or NoConfigurationException
+   * (`/` with nothing configured there).
+   */
+  match(pathInfo: string, method: string): RouteMatch {
+    const path = pathInfo === '' ? '/' : pathInfo;
+    const redirectable = method === 'GET' || method === 'HEAD';
+    const first = this.attempt(path, method, redirectable);
+    if (typeof first === 'object') return first;
+    if (first !== STOP_FOR_REDIRECT && this.allowed.length > 0) {
+      const allowed = this.allowed;
+      this.allowed = [];
+      throw new MethodNotAllowedException(allowed);
+    }
+    if (path === '/' && first !== STOP_FOR_REDIRECT) throw new NoConfigurationException();
+    if (!redirectable) throw new ResourceNotFoundException(`No routes found for "${path}".`);
+    const toggled = togglePath(path);
+    if (toggled === null) throw new ResourceNotFoundException(`No routes found for "${path}".`);
+    const retry = this.attempt(toggled, method, true);
+    if (typeof retry === 'object' && !isUnsafeRedirectPath(toggled)) {
+      retry.redirectPath = toggled;
+      return retry;
+    }
+    throw new ResourceNotFoundException(`No routes found for "${toggled}".`);
+  }
+
+  /**
+   * One pass over the candidates for `path`. Returns the match, STOP_FOR_REDIRECT, or 0 (no match; the
+   * methods of routes that matched the path but not the method are left in `this.allowed`).
+   */
+  private attempt(path: string, method: string, redirectable: boolean): RouteMatch | typeof STOP_FOR_REDIRECT | 0 {
+    this.allowed.length = 0;
+    const fast = this.fastStatic.get(path);
+    if (fast !== undefined && fast.allowsMethod(method)) {
+      return { route: fast, params: fast.probe(path) as Record<string, unknown> };
+    }
+    const candidates = this.candidatesFor(path, redirectable);
+    let toggled: string | null | undefined;
+    for (let i = 0; i < candidates.length; i++) {
+      const route = candidates[i]!;
+      const result = route.probe(path);
+      if (typeof result === 'object') {
+        if (route.allowsMethod(method)) return { route, params: result };
+        const methods = route.methods;
+        for (let j = 0; j < methods.length; j++) if (!this.allowed.includes(methods[j]!)) this.allowed.push(methods[j]!);
+        continue;
+      }
+      if (redirectable && route.allowsGet) {
+        if (toggled === undefined) toggled = togglePath(path);
+        if (toggled !== null && typeof route.probe(toggled) === 'object') {
+          this.allowed.length = 0;
+          return STOP_FOR_REDIRECT;
+        }
+      }
+    }
+    return 0;
+  }
+
+  /** The precomputed candidate list of the deepest trie node along the path's segments. */
+  private candidatesFor(path: string, withSlashChild: boolean): readonly CompiledRouteImpl[] {
+    let node = this.root;
+    let start = 0;
+    for (;;) {
+      const slash = path.indexOf('/', start);
+      const child = node.children.get(slash === -1 ? path.slice(start) : path.slice(start, slash));
+      if (child === undefined) return node.candidates;
+      node = child;
+      if (slash === -1) break;
+      start = slash + 1;
+    }
+    // Whole path consumed: the toggled `path + '/'` may also match routes indexed one level deeper.
+    if (withSlashChild) {
+      const slashChild = node.children.get('');
+      if (slashChild !== undefined) return slashChild.candidates;
+    }
+    return node.candidates;
+  }
+
+  /**
+   * Builds a URL path for a named route. Values are stringified and percent-encoded; a missing variable
+   * falls back to the route's default when it is mandatory (outside an optional group). Parameters that
+   * are not path variables are appended as a query string (as Symfony does), except those equal to the
+   * route's default; `_fragment` becomes the `#fragment`.
+   */
+  generate(name: string, params: Record<string, unknown> = {}, options: GenerateOptions = {}): string {
+    const route = this.byName.get(name);
+    if (route === undefined) {
+      throw new Error(`Unable to generate a URL for the named route "${name}" as such route does not exist.`);
+    }
+    const values: Record<string, string | string[]> = Object.create(null);
+    const missing: string[] = [];
+    for (const variable of route.variables) {
+      const required = route.requiredVariables.has(variable);
+      let value = Object.hasOwn(params, variable) ? params[variable] : undefined;
+      if ((value === undefined || value === null) && required && Object.hasOwn(route.defaults, variable)) {
+        value = route.defaults[variable];
+      }
+      if (value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0)) {
+        if (required) missing.push(variable);
+        continue;
+      }
+      let stringValue: string | string[];
+      let text: string;
+      if (route.wildcardVariables.has(variable)) {
+        stringValue = Array.isArray(value) ? value.map((v) => String(v)) : String(value).split('/');
+        text = stringValue.join('/');
+      } else {
+        if (Array.isArray(value) || (typeof value === 'object' && !(value instanceof Date))) {
+          throw new Error(`Parameter "${variable}" for route "${name}" must be a scalar to generate a URL.`);
+        }
+        stringValue = text = String(value);
+      }
+      const requirement = route.requirements.get(variable);
+      if (requirement !== undefined && !requirement.regexp.test(text)) {
+        throw new Error(
+          `Parameter "${variable}" for route "${name}" must match "${requirement.source}" ("${text}" given) to generate a corresponding URL.`,
+        );
+      }
+      values[variable] = stringValue;
+    }
+    if (missing.length > 0) {
+      throw new Error(
+        `Some mandatory parameters are missing (${missing.map((m) => `"${m}"`).join(', ')}) to generate a URL for route "${name}".`,
+      );
+    }
+    let url = hardenGeneratedPath(route.build(values));
+
+    const query: string[] = [];
+    let fragment: string | undefined;
+    for (const [key, value] of Object.entries(params)) {
+      if (route.variables.includes(key) || value === undefined || value === null) continue;
+      if (key === '_fragment') {
+        fragment = String(value);
+        continue;
+      }
+      if (Object.hasOwn(route.defaults, key) && route.defaults[key] === value) continue;
+      appendQuery(query, encodeURIComponent(key), value, 0);
+    }
+    if (query.length > 0) url += '?' + query.join('&');
+    if (fragment !== undefined && fragment !== '') url += '#' + encodeFragment(fragment);
+
+    if (options.absoluteBase !== undefined && options.absoluteBase !== '') {
+      url = options.absoluteBase.replace(/\/+$/, '') + url;
+    }
+    return url;
+  }
+
+  /** For the profiler's routing panel: every route in table order with why it did or did not match (first pass). */
+  explain(pathInfo: string, method: string): RouteExplanation[] {
+    const path = pathInfo === '' ? '/' : pathInfo;
+    const redirectable = method === 'GET' || method === 'HEAD';
+    const toggled = togglePath(path);
+    const out: RouteExplanation[] = [];
+    let done = false;
+    for (const route of this.table) {
+      let outcome: RouteExplanation['outcome'];
+      if (done) {
+        outcome = 'not examined';
+      } else {
+        const result = route.probe(path);
+        if (typeof result === 'object') {
+          if (route.allowsMethod(method)) {
+            outcome = 'match';
+            done = true;
+          } else {
+            outcome = 'method not allowed';
+          }
+        } else if (toggled !== null && typeof route.probe(toggled) === 'object') {
+          outcome = 'trailing slash differs';
+          if (redirectable && route.allowsGet) done = true;
+        } else {
+          outcome = result === REQUIREMENT_FAILED ? 'requirement not met' : 'path does not match';
+        }
+      }
+      out.push({ name: route.name, path: route.path, methods: route.methods, outcome });
+    }
+    return out;
+  }
+}
+
+function mergeByIndex(a: CompiledRouteImpl[], b: CompiledRouteImpl[]): CompiledRouteImpl[] {
+  if (b.length === 0) return a;
+  if (a.length === 0) return b.slice();
+  const out: CompiledRouteImpl[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(a[i]!.index <= b[j]!.index ? a[i++]! : b[j++]!);
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
+}
+
+/** PHP http_build_query style (RFC 3986 encoding): arrays and objects become `key[sub]=value`. */
+function appendQuery(out: string[], key: string, value: unknown, depth: number): void {
+  if (value === undefined || value === null) return;
+  if (typeof value === 'object' && !(value instanceof Date)) {
+    if (depth > 8) return;
+    const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+    for (const [k, v] of entries) appendQuery(out, `${key}%5B${encodeURIComponent(k)}%5D`, v, depth + 1);
+    return;
+  }
+  const text = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
+  out.push(`${key}=${encodeURIComponent(text)}`);
+}
+
+function encodeFragment(fragment: string): string {
+  // Keep the characters RFC 3986 allows in a fragment readable, as Symfony does.
+  return encodeURIComponent(fragment).replace(/%(2F|3F|40|3A|21|24|26|27|28|29|2A|2B|2C|3B|3D)/gi, (e) =>
+    decodeURIComponent(e),
+  );
+}

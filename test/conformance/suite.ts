@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Target } from './targets.ts';
+
+const decode = (h: string | undefined) => decodeURIComponent(h ?? '');
+const escaped = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/**
+ * The service's observable contract (CONTRACT §4, §5 headers, §8.6, §9 robots), run unchanged against
+ * the in-process app, the Node bundle and the Deno bundle.
+ */
+export function conformanceSuite(label: string, makeTarget: () => Promise<Target>): void {
+  describe(`conformance: ${label}`, () => {
+    let t: Target;
+    before(async () => {
+      t = await makeTarget();
+    });
+    after(async () => {
+      await t?.close();
+    });
+
+    test('GET /robots.txt is a 404 naming the method and absolute URL', async () => {
+      const r = await t.send({ method: 'GET', target: '/robots.txt' });
+      assert.equal(r.status, 404);
+      assert.match(r.headers['content-type'] ?? '', /^text\/html; charset=UTF-8$/i);
+      const message = `No route found for "GET ${t.origin}/robots.txt"`;
+      assert.equal(decode(r.headers['x-debug-exception']), message);
+      assert.ok(r.body.includes(escaped(message)), 'page shows the message');
+      assert.ok(r.body.includes(escaped('No routes found for "/robots.txt/".')), 'page shows the routing failure with the toggled path');
+      assert.equal(r.headers['x-robots-tag'], 'noindex');
+      assert.equal(r.headers['x-content-type-options'], 'nosniff');
+    });
+
+    test('the Referer is appended to the 404 message', async () => {
+      const r = await t.send({ method: 'GET', target: '/robots.txt', headers: { referer: 'X' } });
+      assert.equal(r.status, 404);
+      assert.equal(decode(r.headers['x-debug-exception']), `No route found for "GET ${t.origin}/robots.txt" (from "X")`);
+    });
+
+    test('the query string never appears in the not-found URL', async () => {
+      const r = await t.send({ method: 'GET', target: '/wp-login.php?user=admin&x=1' });
+      assert.equal(r.status, 404);
+      assert.equal(decode(r.headers['x-debug-exception']), `No route found for "GET ${t.origin}/wp-login.php"`);
+      assert.ok(!r.body.includes('user=admin'));
+    });
+
+    test('POST to a GET-only route is a 405 with Allow', async () => {
+      const r = await t.send({ method: 'POST', target: '/_profiler/abc123', body: '' });
+      assert.equal(r.status, 405);
+      assert.equal(r.headers['allow'], 'GET');
+      assert.equal(decode(r.headers['x-debug-exception']), `No route found for "POST ${t.origin}/_profiler/abc123": Method Not Allowed (Allow: GET)`);
+    });
+
+    test('a missing trailing slash on a GET route redirects with 301 to the same origin', async () => {
+      const r = await t.send({ method: 'GET', target: '/_profiler' });
+      assert.equal(r.status, 301);
+      assert.equal(r.headers['location'], `${t.origin}/_profiler/`);
+      assert.equal(r.headers['x-robots-tag'], 'noindex');
+    });
+
+    test('the trailing-slash redirect keeps the raw query string', async () => {
+      const r = await t.send({ method: 'HEAD', target: '/_profiler?b=2&a=%20' });
+      assert.equal(r.status, 301);
+      assert.equal(r.headers['location'], `${t.origin}/_profiler/?b=2&a=%20`);
+      assert.equal(r.body, '');
+    });
+
+    test('open redirect: GET //evil.com/ never redirects off-site', async () => {
+      for (const target of ['//evil.com/', '//evil.com', '/\\evil.com', '/%2Fevil.com/', '/%5cevil.com']) {
+        const r = await t.send({ method: 'GET', target });
+        const location = r.headers['location'];
+        if (location !== undefined) assert.ok(location.startsWith(`${t.origin}/`) && !/^\/[\/\\]/.test(location.slice(t.origin.length)), `${target} → ${location}`);
+        assert.notEqual(r.status, 500);
+      }
+    });
+
+    test('an invalid Host is a 400 with Symfony\'s message', async () => {
+      const r = await t.send({ method: 'GET', target: '/', headers: { host: 'a b' } });
+      assert.equal(r.status, 400);
+      assert.equal(decode(r.headers['x-debug-exception']), 'Invalid Host "a b".');
+      assert.ok(r.body.includes(escaped('Invalid Host "a b".')));
+    });
+
+    test('HTML in the Host header is escaped in the page and percent-encoded in the header', async () => {
+      const r = await t.send({ method: 'GET', target: '/', headers: { host: '<script>alert(1)</script>' } });
+      assert.equal(r.status, 400);
+      assert.ok(!r.body.includes('<script>alert(1)'));
+      assert.ok(!/[<>"\s]/.test(r.headers['x-debug-exception'] ?? ''));
+    });
+
+    test('HTML in the path and Referer is escaped on the error page', async () => {
+      const r = await t.send({ method: 'GET', target: '/%3Cscript%3E<img>', headers: { referer: '"><svg onload=alert(1)>' } });
+      assert.equal(r.status, 404);
+      assert.ok(!r.body.includes('<svg onload'), 'referer escaped');
+      assert.ok(!r.body.includes('<img>'), 'path escaped');
+    });
+
+    test('HEAD follows GET: same status and headers, no body', async () => {
+      const r = await t.send({ method: 'HEAD', target: '/robots.txt' });
+      assert.equal(r.status, 404);
+      assert.equal(r.body, '');
+      assert.match(r.headers['content-type'] ?? '', /text\/html/);
+    });
+
+    test('TRACE to a GET route is a 405, not an echo', async () => {
+      const r = await t.send({ method: 'TRACE', target: '/_profiler/abc123', headers: { 'x-secret': 'hunter2' } });
+      assert.equal(r.status, 405);
+      assert.equal(r.headers['allow'], 'GET');
+      assert.ok(!r.body.includes('hunter2'));
+    });
+
+    test('odd methods never crash the server', async () => {
+      for (const method of ['get', 'FOO', 'CONNECT', 'PROPFIND']) {
+        const target = method === 'CONNECT' ? 'example.com:443' : '/robots.txt';
+        const r = await t.send({ method, target }).catch(() => null);
+        if (r) assert.ok(r.status >= 400 && r.status < 600 && r.status !== 500, `${method} → ${r.status}`);
+      }
+      const alive = await t.send({ method: 'GET', target: '/robots.txt' });
+      assert.equal(alive.status, 404);
+    });
+
+    test('GET with a body is served like any GET', async () => {
+      const r = await t.send({ method: 'GET', target: '/robots.txt', body: 'hello' });
+      assert.equal(r.status, 404);
+    });
+
+    test('a method override that is not letters only is a 400', async () => {
+      const r = await t.send({ method: 'POST', target: '/anything', headers: { 'x-http-method-override': 'GE T' }, body: '' });
+      assert.equal(r.status, 400);
+      assert.equal(decode(r.headers['x-debug-exception']), 'Invalid method override "GE T".');
+    });
+
+    test('a method override to GET routes the request as GET', async () => {
+      const r = await t.send({ method: 'POST', target: '/_profiler', headers: { 'x-http-method-override': 'get' }, body: '' });
+      assert.equal(r.status, 301);
+    });
+
+    test('JSON clients get problem+json for routing errors', async () => {
+      const r = await t.send({ method: 'GET', target: '/nope', headers: { accept: 'application/json' } });
+      assert.equal(r.status, 404);
+      assert.equal(r.headers['content-type'], 'application/problem+json');
+      const problem = JSON.parse(r.body);
+      assert.equal(problem.status, 404);
+      assert.equal(problem.title, 'Not Found');
+      assert.equal(problem.detail, `No route found for "GET ${t.origin}/nope"`);
+    });
+  });
+}

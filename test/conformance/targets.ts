@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createApp, type AppOptions } from '../../src/index.ts';
+import type { RequestSource } from '../../src/http/source.ts';
+import { rawHttp, type RawRequest, type RawResponse } from '../support/raw-http.ts';
+
+/** One way of running the service; the conformance suite runs unchanged against each. */
+export interface Target {
+  readonly name: string;
+  /** `http://127.0.0.1:<port>` as clients see it. */
+  readonly origin: string;
+  send(request: RawRequest): Promise<RawResponse>;
+  close(): Promise<void>;
+}
+
+/** In-process: the request goes through `app.handle` with a hand-made source, exactly as an adapter would. */
+export function inProcessTarget(options: AppOptions = {}): Target {
+  const logs: string[] = [];
+  const app = createApp({ env: 'dev', logSink: (l) => logs.push(l), ...options, environment: {} });
+  const origin = 'http://127.0.0.1:8000';
+  return {
+    name: 'in-process',
+    origin,
+    async send(req) {
+      const headers = new Map<string, string>([['host', '127.0.0.1:8000']]);
+      for (const [k, v] of Object.entries(req.headers ?? {})) {
+        if (v === null) headers.delete(k.toLowerCase());
+        else headers.set(k.toLowerCase(), v);
+      }
+      const bodyBytes = req.body === undefined ? null : new TextEncoder().encode(req.body);
+      if (bodyBytes && !headers.has('content-length')) headers.set('content-length', String(bodyBytes.byteLength));
+      const source: RequestSource = {
+        method: req.method,
+        target: req.target,
+        scheme: 'http',
+        fallbackHost: '',
+        remoteAddress: '127.0.0.1',
+        protocol: 'HTTP/1.1',
+        header: (n) => headers.get(n) ?? null,
+        headers: () => headers.entries(),
+        body: () => (bodyBytes ? new Blob([bodyBytes]).stream() : null),
+      };
+      const { response, terminate } = await app.handle(source);
+      let body = '';
+      if (typeof response.body === 'string') body = response.body;
+      else if (response.body instanceof Uint8Array) body = new TextDecoder().decode(response.body);
+      else if (response.body) body = await new Response(response.body).text();
+      if (req.method.toUpperCase() === 'HEAD' || response.isEmptyStatus()) body = '';
+      const out: Record<string, string> = {};
+      for (const [k, v] of response.headers.entries()) out[k] = k in out ? `${out[k]}\n${v}` : v;
+      terminate();
+      return { status: response.status, headers: out, body };
+    },
+    async close() {},
+  };
+}
+
+/** A bundle started as its own process (`node dist/server.js`, `deno run dist/deno.js`) on a free port. */
+export async function processTarget(name: string, command: string, args: string[], env: Record<string, string> = {}): Promise<Target> {
+  const child: ChildProcess = spawn(command, args, {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', APP_ENV: 'dev', LOG_LEVEL: 'warning', NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name}: no "listening" line within 30 s. Output:\n${output}`)), 30000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /listening on http:\/\/[^:\s]+:(\d+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`${name} exited early (${code}):\n${output}`)));
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    name,
+    origin,
+    send: (req) => rawHttp(port, `127.0.0.1:${port}`, req),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
+  };
+}

@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HttpKernel } from '../../src/kernel/kernel.ts';
+import { emptyHookTable, insertListener, listener, type HookTable } from '../../src/kernel/hooks.ts';
+import { KernelRequest } from '../../src/http/request.ts';
+import { HttpResponse } from '../../src/http/response.ts';
+import { fetchSource } from '../../src/http/source.ts';
+import { IpMatcher } from '../../src/http/ip.ts';
+import { LogStream } from '../../src/log/logger.ts';
+import { BadRequestHttpException, MethodNotAllowedHttpException, NonErrorThrown, SuspiciousOperationException } from '../../src/kernel/exceptions.ts';
+
+function makeRequest(debug = true, lines: string[] = []): KernelRequest {
+  return new KernelRequest(fetchSource(new Request('http://localhost/x')), {
+    trustedProxies: new IpMatcher([]),
+    trustedHosts: [],
+    bodyLimit: 1024,
+    httpMethodOverride: true,
+    defaultLocale: 'en',
+    logStream: new LogStream((l) => lines.push(l), 'debug', 'json'),
+    debug,
+  });
+}
+
+function withController(table: HookTable, controller: (r: KernelRequest) => unknown): HookTable {
+  table['kernel.request'].push(listener('Test::route', 'routing', (e) => void e.request.attributes.set('_controller', controller)));
+  return table;
+}
+
+function errorToResponse(table: HookTable): HookTable {
+  table['kernel.exception'].push(
+    listener('Test::render', 'error rendering', (e) => {
+      const err = e.throwable as Error & { statusCode?: number; previous?: unknown };
+      e.setResponse(new HttpResponse(`${err.constructor.name}|${err.message}|${(err.previous as Error | undefined)?.constructor.name ?? ''}`, 200));
+    }),
+  );
+  return table;
+}
+
+test('hooks run in the order request → controller → arguments → controller call → response → finish', async () => {
+  const calls: string[] = [];
+  const t = emptyHookTable();
+  t['kernel.request'].push(listener('A::req', 'r', (e) => { calls.push('request'); e.request.attributes.set('_controller', () => { calls.push('controller call'); return HttpResponse.text('ok'); }); }));
+  t['kernel.controller'].push(listener('A::ctl', 'c', () => void calls.push('controller')));
+  t['kernel.controller_arguments'].push(listener('A::args', 'a', () => void calls.push('arguments')));
+  t['kernel.view'].push(listener('A::view', 'v', () => void calls.push('view')));
+  t['kernel.response'].push(listener('A::resp', 'r', () => void calls.push('response')));
+  t['kernel.finish_request'].push(listener('A::fin', 'f', () => void calls.push('finish')));
+  const response = await new HttpKernel(t, false).handle(makeRequest(false));
+  assert.equal(response.body, 'ok');
+  assert.deepEqual(calls, ['request', 'controller', 'arguments', 'controller call', 'response', 'finish']);
+});
+
+test('a response set in kernel.request stops the remaining request listeners and skips the controller', async () => {
+  const calls: string[] = [];
+  const t = emptyHookTable();
+  t['kernel.request'].push(listener('A::early', 'r', (e) => e.setResponse(HttpResponse.text('early'))));
+  t['kernel.request'].push(listener('A::late', 'r', () => void calls.push('late')));
+  t['kernel.controller'].push(listener('A::ctl', 'c', () => void calls.push('controller')));
+  t['kernel.response'].push(listener('A::resp', 'r', () => void calls.push('response')));
+  const response = await new HttpKernel(t, false).handle(makeRequest(false));
+  assert.equal(response.body, 'early');
+  assert.deepEqual(calls, ['response']);
+});
+
+test('a controller result that is not a response goes through kernel.view', async () => {
+  const t = withController(emptyHookTable(), () => ({ n: 1 }));
+  t['kernel.view'].push(listener('V::render', 'v', (e) => e.setResponse(HttpResponse.json(e.controllerResult))));
+  const response = await new HttpKernel(t, false).handle(makeRequest(false));
+  assert.equal(response.body, '{"n":1}');
+});
+
+test('a controller that returns nothing is a 500 with Symfony\'s hint', async () => {
+  const t = errorToResponse(withController(emptyHookTable(), () => undefined));
+  const response = await new HttpKernel(t, false).handle(makeRequest(false));
+  assert.equal(response.status, 500);
+  assert.match(String(response.body), /must return a "Response" object but it returned undefined\. Did you forget to add a return statement/);
+});
+
+test('a Fetch Response from a controller is accepted and its body stays a stream', async () => {
+  const t = withController(emptyHookTable(), () => new Response('fetch body', { status: 201, headers: { 'x-a': '1' } }));
+  const response = await new HttpKernel(t, false).handle(makeRequest(false));
+  assert.equal(response.status, 201);
+  assert.equal(response.headers.get('x-a'), '1');
+  assert.ok(response.isStreamed);
+  assert.equal(await new Response(response.body as ReadableStream).text(), 'fetch body');
+});
+
+test('request errors become BadRequestHttpException with the same message and the original as previous', async () => {
+  const t = errorToResponse(withController(emptyHookTable(), () => { throw new SuspiciousOperationException('Invalid Host "a b".'); }));
+  const response = await new HttpKernel(t, false).handle(makeRequest(false));
+  assert.equal(response.status, 400, 'an error response keeps the exception status');
+  assert.equal(response.body, 'BadRequestHttpException|Invalid Host "a b".|SuspiciousOperationException');
+});
+
+test('HTTP exceptions give their status and headers to a 2xx error response', async () => {
+  const t = errorToResponse(withController(emptyHookTable(), () => { throw new MethodNotAllowedHttpException(['GET', 'post'], 'no'); }));
+  const response = await new HttpKernel(t, false).handle(makeRequest(false));
+  assert.equal(response.status, 405);
+  assert.equal(response.headers.get('allow'), 'GET, POST');
+});
+
+test('a thrown string is wrapped, never lost', async () => {
+  const t = errorToResponse(withController(emptyHookTable(), () => { throw 'plain string'; }));
+  const response = await new HttpKernel(t, false).handle(makeRequest(false));
+  assert.equal(response.status, 500);
+  assert.equal(response.body, 'NonErrorThrown|plain string|');
+  assert.equal(new NonErrorThrown({ a: 1 }).message, 'Non-error value thrown: {"a":1}');
+});
+
+test('when the exception hook itself throws, the client still gets a minimal 500', async () => {
+  const t = withController(emptyHookTable(), () => { throw new Error('first'); });
+  t['kernel.exception'].push(listener('Broken::render', 'r', () => { throw new Error('renderer broke'); }));
+  const response = await new HttpKernel(t, false).handle(makeRequest(false));
+  assert.equal(response.status, 500);
+  assert.equal(response.body, 'Internal Server Error\n');
+});
+
+test('when no exception listener answers, a minimal response with the HTTP status is produced', async () => {
+  const t = withController(emptyHookTable(), () => { throw new BadRequestHttpException('nope'); });
+  const response = await new HttpKernel(t, false).handle(makeRequest(false));
+  assert.equal(response.status, 400);
+  assert.ok(!String(response.body).includes('nope'), 'the message is not revealed by the last-resort response');
+});
+
+test('debug mode traces every listener call and logs it on the event channel', async () => {
+  const lines: string[] = [];
+  const request = makeRequest(true, lines);
+  const t = withController(emptyHookTable(), () => HttpResponse.text('ok'));
+  t['kernel.response'].push(listener('R::one', 'response role', () => {}));
+  await new HttpKernel(t, true).handle(request);
+  assert.deepEqual(request.trace!.map((c) => `${c.hook} ${c.listener} ${c.role}`), ['kernel.request Test::route routing', 'kernel.response R::one response role']);
+  assert.ok(request.trace!.every((c) => c.durationMs >= 0 && c.startMs >= 0));
+  const events = lines.map((l) => JSON.parse(l)).filter((r) => r.channel === 'event');
+  assert.deepEqual(events.map((r) => r.message), ['Notified event "kernel.request" to listener "Test::route".', 'Notified event "kernel.response" to listener "R::one".']);
+  assert.equal(events[0].level_name, 'DEBUG');
+  assert.equal(request.logRecords.length, 0, 'event records are not kept in the request\'s log buffer');
+});
+
+test('production mode keeps no trace', async () => {
+  const request = makeRequest(false);
+  await new HttpKernel(withController(emptyHookTable(), () => HttpResponse.text('ok')), false).handle(request);
+  assert.equal(request.trace, null);
+});
+
+test('kernel.terminate errors are logged, not thrown', async () => {
+  const lines: string[] = [];
+  const request = makeRequest(true, lines);
+  const t = emptyHookTable();
+  t['kernel.terminate'].push(listener('T::boom', 't', () => { throw new Error('late failure'); }));
+  await new HttpKernel(t, true).terminate(request, HttpResponse.text(''));
+  assert.ok(lines.some((l) => l.includes('late failure') && l.includes('CRITICAL')));
+});
+
+test('listeners can be inserted before, after, at an index or by priority', () => {
+  const mk = (id: string, priority?: number) => listener<'kernel.request'>(id, 'r', () => {}, priority);
+  const list = [mk('A', 100), mk('B', 32), mk('C', 8)];
+  insertListener(list, mk('before-B'), { before: 'B' });
+  insertListener(list, mk('after-C'), { after: 'C' });
+  insertListener(list, mk('first'), { index: 0 });
+  insertListener(list, mk('p50', 50), { priority: 50 });
+  insertListener(list, mk('p32', 32), { priority: 32 });
+  assert.deepEqual(list.map((l) => l.id), ['first', 'A', 'p50', 'before-B', 'B', 'p32', 'C', 'after-C']);
+  assert.throws(() => insertListener(list, mk('x'), { before: 'missing' }), /No listener "missing"/);
+});
