@@ -18,13 +18,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'node_modules', '.cache', 'irms-bench');
 const bundle = join(outDir, 'adapters-bundle.mjs');
 
-const SERVERS = ['native', 'hono', 'raw'];
+// native/hono: the trivial app (the adapters alone). native-kernel/hono-kernel: createApp() in prod
+// mode with one route GET / → 'ok' (the adapters in front of the real kernel; skipped when
+// src/app/create-app.ts does not build). raw: node:http writing 'ok', the ceiling.
+const ALL_SERVERS = ['native', 'hono', 'native-kernel', 'hono-kernel', 'raw'];
+let SERVERS = ALL_SERVERS;
 
-if (process.argv[2] === '--serve') {
-  await runServer(process.argv[3]);
-} else {
-  await main();
-}
 
 async function runServer(kind) {
   if (kind === 'raw') {
@@ -36,15 +35,26 @@ async function runServer(kind) {
     server.listen(0, '127.0.0.1', () => console.log(`PORT ${server.address().port}`));
     return;
   }
-  const { serve, HttpResponse } = await import(bundle);
-  // The trivial app: the response is ready at once, terminate does nothing.
-  const terminate = () => {};
-  const app = {
-    config: { debug: false },
-    handle: (source) => Promise.resolve({ response: new HttpResponse('ok'), terminate }),
-    fetch: async (request) => new Response('ok'),
-  };
-  const handle = await serve(app, { port: 0, hostname: '127.0.0.1', adapter: kind, handleSignals: false });
+  const { serve, HttpResponse, createApp } = await import(bundle);
+  const [adapter, variant] = kind.split('-');
+  let app;
+  if (variant === 'kernel') {
+    app = createApp({
+      env: 'prod',
+      debug: false,
+      logLevel: 'warning',
+      routes: [{ name: 'home', path: '/', methods: ['GET'], controller: () => HttpResponse.text('ok') }],
+    });
+  } else {
+    // The trivial app: the response is ready at once, terminate does nothing.
+    const terminate = () => {};
+    app = {
+      config: { debug: false },
+      handle: (source) => Promise.resolve({ response: new HttpResponse('ok'), terminate }),
+      fetch: async (request) => new Response('ok'),
+    };
+  }
+  const handle = await serve(app, { port: 0, hostname: '127.0.0.1', adapter, handleSignals: false });
   console.log(`PORT ${handle.port}`);
 }
 
@@ -93,26 +103,34 @@ async function main() {
   const duration = Number(process.env.DURATION ?? 5);
   mkdirSync(outDir, { recursive: true });
   const { build } = await import('esbuild');
-  await build({
-    stdin: {
-      contents: "export { serve } from './src/runtime/node.ts';\nexport { HttpResponse } from './src/http/response.ts';\n",
-      resolveDir: root,
-      sourcefile: 'adapters-entry.ts',
-      loader: 'ts',
-    },
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'node20',
-    external: ['node:*'],
-    outfile: bundle,
-    logLevel: 'warning',
-  });
+  const bundleWith = (contents) =>
+    build({
+      stdin: { contents, resolveDir: root, sourcefile: 'adapters-entry.ts', loader: 'ts' },
+      bundle: true,
+      format: 'esm',
+      platform: 'neutral',
+      mainFields: ['module', 'main'],
+      target: 'node20',
+      external: ['node:*'],
+      outfile: bundle,
+      logLevel: 'silent',
+    });
+  const base = "export { serve } from './src/runtime/node.ts';\nexport { HttpResponse } from './src/http/response.ts';\n";
+  try {
+    await bundleWith(base + "export { createApp } from './src/app/create-app.ts';\n");
+  } catch (err) {
+    console.error(`create-app.ts does not build, kernel rows skipped: ${err.message.split('\n')[0]}`);
+    await bundleWith(base);
+    SERVERS = ALL_SERVERS.filter((k) => !k.endsWith('-kernel'));
+  }
+  if (process.env.SERVERS) SERVERS = process.env.SERVERS.split(',');
 
   const clkTck = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   const servers = [];
   for (const kind of SERVERS) servers.push(await startServer(kind));
   try {
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+    if (Number(load) > 0.5) console.error(`note: load average ${load} before the run; other work on the host skews req/s (CPU µs/req much less)`);
     for (const s of servers) {
       const res = await fetch(`http://127.0.0.1:${s.port}/`);
       const text = await res.text();
@@ -130,11 +148,11 @@ async function main() {
         m.cpuUsPerReq = (cpuSeconds * 1e6) / m.total;
         m.round = r + 1;
         results[s.kind].push(m);
-        console.error(`round ${r + 1} ${s.kind.padEnd(6)} ${m.rps.toFixed(0).padStart(7)} req/s  p99 ${m.p99ms.toFixed(2)} ms  ${m.cpuUsPerReq.toFixed(1)} µs CPU/req${m.errors ? '  errors ' + m.errors : ''}${m.non2xx ? '  non-2xx ' + m.non2xx : ''}`);
+        console.error(`round ${r + 1} ${s.kind.padEnd(13)} ${m.rps.toFixed(0).padStart(7)} req/s  p99 ${m.p99ms.toFixed(2)} ms  ${m.cpuUsPerReq.toFixed(1)} µs CPU/req${m.errors ? '  errors ' + m.errors : ''}${m.non2xx ? '  non-2xx ' + m.non2xx : ''}`);
       }
     }
 
-    const ceiling = median(results.raw.map((m) => m.rps));
+    const ceiling = results.raw ? median(results.raw.map((m) => m.rps)) : NaN;
     const lines = [
       `| server | median req/s | min–max req/s | × raw node:http | median server CPU µs/req | median p99 ms |`,
       `|---|---:|---:|---:|---:|---:|`,
@@ -153,4 +171,10 @@ async function main() {
   } finally {
     for (const s of servers) s.child.kill('SIGKILL');
   }
+}
+
+if (process.argv[2] === '--serve') {
+  await runServer(process.argv[3]);
+} else {
+  await main();
 }

@@ -13,3 +13,18 @@ export type { Session } from './http/session.ts';
 export { Router } from './routing/router.ts';
 export type { RouteDefinition, RouteOptions } from './routing/route.ts';
 export type { LogRecord } from './log/record.ts';
+// The request pipeline: sessions, security, route-option "annotations", locale.
+export { logIn, logOut, logoutUrl, type LoginCredentials } from './security/login.ts';
+export { getMember, isGranted, type Member, type AuthenticatedBy } from './security/member.ts';
+export { signMemberToken, verifyMemberToken, type BearerVerifier, type MemberCredentials, type MemberTokenClaims } from './security/member-token.ts';
+export { FirewallMap, DEFAULT_FIREWALLS, type FirewallConfig } from './security/firewall-map.ts';
+export { maskSecrets, maskToken } from './security/mask.ts';
+export { MemorySessionStore, type SessionStore, type MemorySessionStoreOptions } from './session/store.ts';
+export { startSession } from './session/session.ts';
+export type { PipelineOptions } from './app/services.ts';
+export type { LocaleAware } from './listeners/locale-aware-listener.ts';
+export type { TemplateRenderer, TemplateFunction, TemplateOption } from './listeners/template-listener.ts';
+export type { CacheOptions } from './listeners/http-cache-listener.ts';
+export type { ConverterSpec, ConverterFunction } from './listeners/param-converter-listener.ts';
+export type { SecurityOption, SecurityPredicate, SecurityContext } from './listeners/security-listener.ts';
+export type { IsGrantedOption } from './listeners/is-granted-listener.ts';

@@ -4,6 +4,7 @@ import { serve } from '../../dist/node.js';
 import { onShutdown, listenInfo } from './common.mjs';
 
 const { port, hostname } = listenInfo();
-const s = await serve(makeApp('debug'), { port, hostname, handleSignals: false });
-console.log(`READY ${s.port}`);
+const app = makeApp('debug');
+const s = await serve(app, { port, hostname, handleSignals: false });
+console.log(`READY ${s.port} ${app.benchNote}`);
 onShutdown(() => s.close());

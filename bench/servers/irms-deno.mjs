@@ -6,7 +6,7 @@ const port = Number(Deno.env.get('PORT') || 3000);
 const hostname = Deno.env.get('HOST') || '127.0.0.1';
 const app = makeApp('prod');
 
-const server = Deno.serve({ port, hostname, onListen: ({ port }) => console.log(`READY ${port}`) }, (req, info) =>
-  app.fetch(req, { remoteAddress: info.remoteAddr.hostname }),
+const server = Deno.serve({ port, hostname, onListen: ({ port }) => console.log(`READY ${port} ${app.benchNote}`) }, (req, info) =>
+  app.fetch(req, { remoteAddress: info?.remoteAddr?.hostname ?? "" }),
 );
 for (const sig of ['SIGTERM', 'SIGINT']) Deno.addSignalListener(sig, () => Deno.exit(0));

@@ -33,6 +33,11 @@ export interface AppConfig {
   sessionIdleSeconds: number;
   /** Where HTML clients go when a `requiresLogin` route is hit anonymously ('' = answer 401). */
   loginPath: string;
+  /** Name and lifetime (seconds) of the signed remember-me cookie. */
+  rememberMeCookieName: string;
+  rememberMeLifetimeSeconds: number;
+  /** Locales the app supports; when set, `_locale` is limited to them and `Accept-Language` picks among them. */
+  enabledLocales: string[];
   /** Node server timeouts (ms) and the shutdown deadline. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -106,6 +111,9 @@ export function loadConfig(overrides: Partial<AppConfig> = {}, env: Env = readEn
     sessionMaxCount: int('SESSION_MAX_COUNT', env.SESSION_MAX_COUNT, 10000, 1),
     sessionIdleSeconds: int('SESSION_IDLE_SECONDS', env.SESSION_IDLE_SECONDS, 1800, 1),
     loginPath: env.LOGIN_PATH || '',
+    rememberMeCookieName: env.REMEMBER_ME_COOKIE_NAME || 'REMEMBERME',
+    rememberMeLifetimeSeconds: int('REMEMBER_ME_LIFETIME', env.REMEMBER_ME_LIFETIME, 30 * 24 * 3600, 1),
+    enabledLocales: list(env.ENABLED_LOCALES),
     headersTimeoutMs: int('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 10000, 1),
     requestTimeoutMs: int('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30000, 1),
     keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', env.KEEP_ALIVE_TIMEOUT_MS, 5000, 1),

@@ -9,9 +9,10 @@ import { LogStream, stderrSink, type LogSink } from '../log/logger.ts';
 import { Router } from '../routing/router.ts';
 import type { RouteDefinition } from '../routing/route.ts';
 import { profilerRoutes } from '../debug/profiler/routes.ts';
+import { Profiler } from '../debug/profiler/profiler.ts';
 import { loadConfig, type AppConfig, type Env } from './config.ts';
 import { buildHookTable } from './listeners.ts';
-import type { AppServices } from './services.ts';
+import { pipelineServices, type AppServices, type PipelineOptions } from './services.ts';
 
 /** A user listener and where it goes; the built-in listeners keep their relative order. */
 export interface ListenerRegistration<H extends HookName = HookName> {
@@ -20,7 +21,7 @@ export interface ListenerRegistration<H extends HookName = HookName> {
   placement?: Placement;
 }
 
-export interface AppOptions extends Partial<AppConfig> {
+export interface AppOptions extends Partial<AppConfig>, PipelineOptions {
   /** The application's routes, matched after the profiler's (debug) in table order. */
   routes?: RouteDefinition[];
   listeners?: ListenerRegistration[];
@@ -51,11 +52,12 @@ export interface App {
 
 /** The application: the kernel plus its configuration, routes and listener tables. */
 export function createApp(options: AppOptions = {}): App {
-  const { routes = [], listeners = [], environment, logSink, ...overrides } = options;
+  const { routes = [], listeners = [], environment, logSink, sessionStore, firewalls, verifyBearerToken, localeAware, renderTemplate, ...overrides } = options;
   const config = loadConfig(overrides, environment);
   const logStream = new LogStream(logSink ?? stderrSink(), config.logLevel, config.logFormat);
-  const router = new Router([...(config.debug ? profilerRoutes() : []), ...routes]);
-  const services: AppServices = { config, router, logStream };
+  const profiler = config.debug ? Profiler.fromDsn(config.profilerDsn) : undefined;
+  const router = new Router([...(config.debug ? profilerRoutes(() => services) : []), ...routes]);
+  const services: AppServices = { config, router, logStream, profiler, ...pipelineServices(config, { sessionStore, firewalls, verifyBearerToken, localeAware, renderTemplate }) };
 
   const hooks = buildHookTable(services);
   for (const { hook, listener, placement } of listeners) insertListener(hooks[hook] as Listener[], listener as Listener, placement);
@@ -104,4 +106,6 @@ export function createApp(options: AppOptions = {}): App {
 function enableSourceMaps(): void {
   const proc = (globalThis as { process?: { setSourceMapsEnabled?: (on: boolean) => void } }).process;
   proc?.setSourceMapsEnabled?.(true);
+  // V8 keeps 10 frames by default; the error page is more useful with the whole way down.
+  if (Error.stackTraceLimit < 50) Error.stackTraceLimit = 50;
 }

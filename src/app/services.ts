@@ -1,16 +1,63 @@
 import type { HttpKernel } from '../kernel/kernel.ts';
 import type { LogStream } from '../log/logger.ts';
 import type { Router } from '../routing/router.ts';
+import type { Profiler } from '../debug/profiler/profiler.ts';
 import type { AppConfig } from './config.ts';
+import { MemorySessionStore, type SessionStore } from '../session/store.ts';
+import { FirewallMap, DEFAULT_FIREWALLS, type FirewallConfig } from '../security/firewall-map.ts';
+import { Signer } from '../security/signing.ts';
+import { defaultBearerVerifier, type BearerVerifier } from '../security/member-token.ts';
+import type { LocaleAware } from '../listeners/locale-aware-listener.ts';
+import type { TemplateRenderer } from '../listeners/template-listener.ts';
+
+/** createApp options for the request pipeline's services; each has a safe default. */
+export interface PipelineOptions {
+  /** Session storage (default: a bounded memory store, SESSION_MAX_COUNT sessions idle at most SESSION_IDLE_SECONDS). */
+  sessionStore?: SessionStore;
+  /** The firewall map (default: `dev` without security for the profiler and assets, then `admin` and `main`). */
+  firewalls?: FirewallConfig[];
+  /** Checks `Authorization: Bearer <irms_token>` (default: tokens from `signMemberToken` with APP_SECRET). */
+  verifyBearerToken?: BearerVerifier;
+  /** Services that follow the request locale (LocaleAwareListener). */
+  localeAware?: LocaleAware[];
+  /** Renders the `template` route option's named templates (TemplateListener). */
+  renderTemplate?: TemplateRenderer;
+}
+
+/** The pipeline's services, resolved. */
+export interface PipelineServices {
+  sessionStore: SessionStore;
+  firewallMap: FirewallMap;
+  /** HMAC signer over APP_SECRET (remember-me cookies, member tokens). */
+  signer: Signer;
+  verifyBearerToken: BearerVerifier;
+  localeAware: readonly LocaleAware[];
+  renderTemplate: TemplateRenderer | null;
+}
+
+/** Builds the pipeline's services from the config and createApp options, defaults for what is not given. */
+export function pipelineServices(config: AppConfig, options: PipelineOptions = {}): PipelineServices {
+  const signer = new Signer(config.secret);
+  return {
+    sessionStore: options.sessionStore ?? new MemorySessionStore({ maxCount: config.sessionMaxCount, idleSeconds: config.sessionIdleSeconds }),
+    firewallMap: new FirewallMap(options.firewalls ?? DEFAULT_FIREWALLS),
+    signer,
+    verifyBearerToken: options.verifyBearerToken ?? defaultBearerVerifier(signer),
+    localeAware: options.localeAware ?? [],
+    renderTemplate: options.renderTemplate ?? null,
+  };
+}
 
 /**
  * What listeners are built from: plain objects created once per app in create-app.ts and handed to
  * listener constructors. No container — the wiring is the code in listeners.ts.
  */
-export interface AppServices {
+export interface AppServices extends Partial<PipelineServices> {
   readonly config: AppConfig;
   readonly router: Router;
   readonly logStream: LogStream;
   /** Set once the kernel exists (listeners that need it read it lazily). */
   kernel?: HttpKernel;
+  /** The request profiler (debug mode only; built from PROFILER_DSN). */
+  readonly profiler?: Profiler;
 }

@@ -2,8 +2,10 @@ import he from 'he';
 import type { KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
 import { statusText } from '../http/status.ts';
-import { classNameOf, exceptionChain, headersOf, statusOf } from '../kernel/exceptions.ts';
-import { throwLocation } from './stack.ts';
+import { headersOf, statusOf } from '../kernel/exceptions.ts';
+import { buildErrorPageModel, messageOf, safeClassName } from './error-page/model.ts';
+import { renderDebugPage } from './error-page/page.ts';
+import { errorFrames } from './stack.ts';
 
 const esc = (s: string) => he.escape(s);
 
@@ -18,33 +20,116 @@ function isPaired(s: string, i: number): boolean {
   return i > 0 && s.charCodeAt(i - 1) >= 0xd800 && s.charCodeAt(i - 1) <= 0xdbff;
 }
 
-/** The error response for a throwable: debug page, production page or problem+json (CONTRACT §5). */
+/** `X-Debug-Exception` carries at most this many characters of the message (Symfony ≥ 5.4.42). */
+const MAX_HEADER_MESSAGE = 2000;
+const PROBLEM_TYPE = 'https://tools.ietf.org/html/rfc2616#section-10';
+
+/**
+ * The error response for a throwable (CONTRACT §5): the debug page, the production page, or
+ * problem+json for clients that prefer JSON. Status and headers (`Allow`, ...) come from the HTTP
+ * exception. Never throws for a hostile error or log context: a part that cannot be rendered is
+ * replaced by a smaller page with the same status.
+ *
+ * Non-debug problem+json: `detail` is always the status text, for 4xx as well as 5xx (Symfony's
+ * ProblemNormalizer does the same). 4xx messages echo client input (URL, Referer, Host) and may be
+ * written by application code with internal detail (ids, roles, tenants); an API that wants to
+ * explain a 4xx to its clients returns its own response instead of throwing.
+ */
 export function renderError(error: Error, request: KernelRequest, debug: boolean): HttpResponse {
   const status = statusOf(error);
   const text = statusText(status);
-  const headers: Record<string, string> = { ...headersOf(error) };
   let response: HttpResponse;
-  if (request.prefersJson()) {
-    const problem: Record<string, unknown> = { type: 'https://tools.ietf.org/html/rfc2616#section-10', title: text, status, detail: debug ? error.message : text };
-    if (debug) {
-      problem.class = classNameOf(error);
-      problem.trace = error.stack?.split('\n').slice(1).map((l) => l.trim()) ?? [];
-    }
-    response = new HttpResponse(JSON.stringify(problem), status, headers);
+  if (prefersJson(request)) {
+    response = new HttpResponse(problemJson(error, status, text, debug), status);
     response.headers.set('content-type', 'application/problem+json');
-    response.headers.set('vary', 'Accept');
   } else {
-    response = new HttpResponse(debug ? debugPage(error, status, text) : productionPage(status, text), status, headers);
+    response = new HttpResponse(debug ? debugPage(error, request, status, text) : productionPage(status, text), status);
     response.headers.set('content-type', 'text/html; charset=UTF-8');
-    response.headers.set('vary', 'Accept');
   }
+  copyExceptionHeaders(error, response);
+  response.headers.set('vary', 'Accept');
   if (debug) {
-    const { file, line } = throwLocation(error);
-    response.headers.set('x-debug-exception', rawUrlEncode(error.message.slice(0, 2000)));
+    let file = 'unknown';
+    let line = 0;
+    try {
+      const first = errorFrames(error)[0];
+      if (first) ({ file, line } = first);
+    } catch {
+      // keep "unknown"
+    }
+    response.headers.set('x-debug-exception', rawUrlEncode(messageOf(error).slice(0, MAX_HEADER_MESSAGE)));
     response.headers.set('x-debug-exception-file', `${rawUrlEncode(file)}:${line}`);
   }
   response.headers.set('x-content-type-options', 'nosniff');
   return response;
+}
+
+function prefersJson(request: KernelRequest): boolean {
+  try {
+    return request.prefersJson();
+  } catch {
+    return false;
+  }
+}
+
+/** The HTTP exception's own headers; one the response would refuse (CR/LF in a value) is skipped. */
+function copyExceptionHeaders(error: Error, response: HttpResponse): void {
+  let headers: Record<string, string>;
+  try {
+    headers = headersOf(error);
+  } catch {
+    return;
+  }
+  for (const name of Object.keys(headers)) {
+    try {
+      response.headers.set(name, String(headers[name]));
+    } catch {
+      // invalid header value: never let it cost the error page
+    }
+  }
+}
+
+function problemJson(error: Error, status: number, text: string, debug: boolean): string {
+  const problem: Record<string, unknown> = { type: PROBLEM_TYPE, title: text, status, detail: debug ? messageOf(error) : text };
+  if (debug) {
+    problem.class = safeClassName(error);
+    try {
+      problem.trace = errorFrames(error).map((f) => ({ function: f.fn, file: f.file, line: f.line, column: f.column, vendor: f.vendor }));
+    } catch {
+      problem.trace = [];
+    }
+  }
+  return JSON.stringify(problem);
+}
+
+function debugPage(error: Error, request: KernelRequest, status: number, text: string): string {
+  try {
+    return renderDebugPage(buildErrorPageModel(error, request));
+  } catch (failure) {
+    return minimalDebugPage(error, status, text, failure);
+  }
+}
+
+/** When the full page cannot be built: the headline and why, nothing else that could fail again. */
+function minimalDebugPage(error: Error, status: number, text: string, failure: unknown): string {
+  try {
+    const headline = `${esc(messageOf(error))} (${status} ${esc(text)})`;
+    return `<!-- ${headline} -->
+<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="UTF-8" /><meta name="robots" content="noindex,nofollow" /><title>${headline}</title></head>
+<body>
+<h2>${esc(safeClassName(error))}</h2>
+<h2>HTTP ${status} <small>${esc(text)}</small></h2>
+<h1>${esc(messageOf(error))}</h1>
+<p>The full debug page could not be rendered: ${esc(safeClassName(failure))}: ${esc(messageOf(failure))}</p>
+</body>
+</html>
+<!-- ${headline} -->
+`;
+  } catch {
+    return productionPage(status, text);
+  }
 }
 
 function productionPage(status: number, text: string): string {
@@ -53,34 +138,23 @@ function productionPage(status: number, text: string): string {
 <head>
     <meta charset="UTF-8" />
     <meta name="robots" content="noindex,nofollow,noarchive" />
+    <meta name="viewport" content="width=device-width,initial-scale=1" />
     <title>An Error Occurred: ${esc(text)}</title>
+    <style>
+        body { margin: 0; min-height: 100vh; display: flex; align-items: center; justify-content: center; background: #f4f5f8; color: #1c2230; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; }
+        @media (prefers-color-scheme: dark) { body { background: #111319; color: #e4e7ee; } }
+        .container { max-width: 620px; padding: 32px; }
+        h1 { font-size: 28px; margin: 0 0 8px; }
+        h2 { font-size: 18px; font-weight: 500; margin: 0 0 16px; opacity: .8; }
+    </style>
 </head>
 <body>
+<div class="container">
 <h1>Oops! An Error Occurred</h1>
 <h2>The server returned a "${status} ${esc(text)}".</h2>
 <p>Something is broken. Please let us know what you were doing when this error occurred. We will fix it as soon as possible. Sorry for any inconvenience caused.</p>
+</div>
 </body>
 </html>
-`;
-}
-
-function debugPage(error: Error, status: number, text: string): string {
-  const title = `${esc(error.message)} (${status} ${esc(text)})`;
-  const chain = exceptionChain(error);
-  const blocks = chain
-    .map((e) => `<div class="exception"><h3>${esc(classNameOf(e))}</h3><p class="message">${esc(e.message)}</p><pre>${esc(e.stack ?? '')}</pre></div>`)
-    .join('\n');
-  return `<!-- ${title} -->
-<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="UTF-8" /><meta name="robots" content="noindex,nofollow" /><title>${title}</title></head>
-<body>
-<p class="hierarchy">${chain.map((e) => esc(classNameOf(e))).reverse().join(' &gt; ')}</p>
-<h2>HTTP ${status} ${esc(text)}</h2>
-<h1>${esc(error.message)}</h1>
-${blocks}
-</body>
-</html>
-<!-- ${title} -->
 `;
 }

@@ -1,19 +1,42 @@
-/** Stack frames parsed from V8 stack strings (Node and Deno). */
+/**
+ * Stack frames parsed from V8 stack strings (Node and Deno), resolved to the original sources: a frame
+ * in a bundle (`dist/*.js`) that the host did not map is mapped here through the bundle's source map,
+ * so pages and logs point at `src/*.ts`.
+ */
+import { codeExcerpt, type ExcerptLine } from './error-page/excerpt.ts';
+import { relativeTo, workingDirectory } from './error-page/host-fs.ts';
+import { sourceMapFor } from './error-page/source-map.ts';
+
 export interface StackFrame {
-  /** `Class.method`, `functionName`, or '' for top-level code. */
+  /** `Class.method`, `functionName`, `new Class`, or '' for top-level code. */
   fn: string;
   file: string;
   line: number;
   column: number;
 }
 
+/** A frame after source maps, ready to show (shared through a cache: treat as read-only). */
+export interface ResolvedFrame extends StackFrame {
+  /** Absolute path (or URL, or `node:` id) of the original source. */
+  file: string;
+  /** `file` relative to the project root when inside it. */
+  path: string;
+  /** node_modules, `node:internal`, Deno's `ext:` and other host code: shown collapsed. */
+  vendor: boolean;
+  /** Where the frame pointed before we applied a source map ourselves (null when we did not). */
+  generated: { file: string; line: number; column: number } | null;
+}
+
 const FRAME_WITH_FN = /^\s*at (?:async )?(.*?) \((.*):(\d+):(\d+)\)$/;
 const FRAME_NO_FN = /^\s*at (?:async )?(.*):(\d+):(\d+)$/;
+/** Frames beyond this are ignored (V8 records 10 by default; Error.stackTraceLimit may raise it). */
+export const MAX_FRAMES = 100;
 
 export function parseStack(stack: string | undefined): StackFrame[] {
   if (!stack) return [];
   const frames: StackFrame[] = [];
   for (const line of stack.split('\n')) {
+    if (frames.length >= MAX_FRAMES) break;
     let m = FRAME_WITH_FN.exec(line);
     if (m) {
       frames.push({ fn: m[1], file: m[2], line: Number(m[3]), column: Number(m[4]) });
@@ -25,10 +48,115 @@ export function parseStack(stack: string | undefined): StackFrame[] {
   return frames;
 }
 
-/** Where an error was thrown: its first frame, or unknown. */
+/** `error.stack`, or undefined when it is absent or its getter throws. */
+export function stackOf(error: unknown): string | undefined {
+  try {
+    const stack = (error as { stack?: unknown } | null)?.stack;
+    return typeof stack === 'string' ? stack : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The frames of an error, resolved. Leading `new X` frames of the error's own constructors
+ * (subclass constructors appear in V8 traces) are dropped, so frame 0 is where it was thrown.
+ */
+export function errorFrames(error: unknown): ResolvedFrame[] {
+  const frames = parseStack(stackOf(error));
+  const ctors = constructorNames(error);
+  let start = 0;
+  while (start < frames.length - 1 && frames[start].fn.startsWith('new ') && ctors.has(frames[start].fn.slice(4))) start++;
+  const root = workingDirectory();
+  return frames.slice(start).map((f) => resolveFrame(f, root));
+}
+
+function constructorNames(error: unknown): Set<string> {
+  const names = new Set<string>();
+  try {
+    for (let p = Object.getPrototypeOf(error); p && p !== Object.prototype && names.size < 32; p = Object.getPrototypeOf(p)) {
+      const name = (p as { constructor?: { name?: unknown } }).constructor?.name;
+      if (typeof name === 'string' && name) names.add(name);
+    }
+  } catch {
+    // A hostile prototype chain: keep every frame.
+  }
+  return names;
+}
+
+/** Resolved frames by raw location: the 404 path resolves the same frames again and again (bounded). */
+const resolved = new Map<string, ResolvedFrame>();
+const MAX_RESOLVED = 2048;
+
+/** Forgets resolved frames (tests). */
+export function clearFrameCache(): void {
+  resolved.clear();
+}
+
+/** One frame through source maps (when it points at generated JavaScript the host left unmapped). */
+export function resolveFrame(frame: StackFrame, root: string = workingDirectory()): ResolvedFrame {
+  const key = `${root}\0${frame.fn}\0${frame.file}\0${frame.line}\0${frame.column}`;
+  const hit = resolved.get(key);
+  if (hit !== undefined) return hit;
+  const result = resolveUncached(frame, root);
+  if (resolved.size >= MAX_RESOLVED) resolved.delete(resolved.keys().next().value as string);
+  resolved.set(key, result);
+  return result;
+}
+
+function resolveUncached(frame: StackFrame, root: string): ResolvedFrame {
+  const file = stripFileUrl(frame.file);
+  let resolved: ResolvedFrame = { ...frame, file, path: relativeTo(root, file), vendor: isVendor(file), generated: null };
+  if (!resolved.vendor && /\.(?:c|m)?js$/.test(file)) {
+    const map = sourceMapFor(file);
+    const original = map?.originalPositionFor(frame.line, frame.column);
+    if (original) {
+      const source = stripFileUrl(original.source);
+      resolved = {
+        fn: frame.fn,
+        file: source,
+        path: relativeTo(root, source),
+        line: original.line,
+        column: original.column,
+        vendor: isVendor(source),
+        generated: { file, line: frame.line, column: frame.column },
+      };
+    }
+  }
+  return resolved;
+}
+
+/** Code around a resolved frame's line (from the file, or from the source map's embedded copy). */
+export function frameExcerpt(frame: ResolvedFrame): ExcerptLine[] | null {
+  try {
+    const embedded = frame.generated ? (sourceMapFor(frame.generated.file)?.contentOf(frame.file) ?? null) : null;
+    return codeExcerpt(frame.file, frame.line, embedded);
+  } catch {
+    return null;
+  }
+}
+
+export function isVendor(file: string): boolean {
+  return (
+    file.includes('/node_modules/') ||
+    file.includes('\\node_modules\\') ||
+    file.startsWith('node:') ||
+    file.startsWith('internal/') ||
+    file.startsWith('ext:') ||
+    file === 'native' ||
+    file.startsWith('<')
+  );
+}
+
+/** Where an error was thrown: its first own frame (source-mapped), or unknown. */
 export function throwLocation(error: Error): { file: string; line: number } {
-  const first = parseStack(error.stack)[0];
-  return first ? { file: stripFileUrl(first.file), line: first.line } : { file: 'unknown', line: 0 };
+  const first = errorFrames(error)[0];
+  return first ? { file: first.file, line: first.line } : { file: 'unknown', line: 0 };
+}
+
+/** Like throwLocation, with the path relative to the project root (log lines, pages). */
+export function throwSite(error: unknown): ResolvedFrame | null {
+  return errorFrames(error)[0] ?? null;
 }
 
 export function stripFileUrl(file: string): string {

@@ -66,7 +66,7 @@ export class KernelRequest {
   private _requestId: string | undefined;
   private _content: Promise<Uint8Array> | undefined;
   private _locale: string | undefined;
-  private sessionFactory: (() => Session) | null = null;
+  private sessionFactory: ((request: KernelRequest) => Session) | null = null;
   private _session: Session | null = null;
   defaultLocale: string;
 
@@ -336,7 +336,8 @@ export class KernelRequest {
 
   // --- session ---
 
-  setSessionFactory(factory: () => Session): void {
+  /** The factory gets the request, so one function serves every request (no closure per request). */
+  setSessionFactory(factory: (request: KernelRequest) => Session): void {
     this.sessionFactory = factory;
   }
   hasSession(): boolean {
@@ -349,7 +350,7 @@ export class KernelRequest {
   getSession(): Session {
     if (this._session) return this._session;
     if (!this.sessionFactory) throw new SessionNotFoundException('Session has not been set.');
-    return (this._session = this.sessionFactory());
+    return (this._session = this.sessionFactory(this));
   }
 
   /** The `Accept` preference: true when JSON is preferred over HTML. */

@@ -1,8 +1,9 @@
 import type { ControllerArgumentsEvent, ExceptionEvent, ResponseEvent } from '../kernel/events.ts';
-import { classNameOf, HttpException } from '../kernel/exceptions.ts';
+import { HttpException } from '../kernel/exceptions.ts';
 import { listener } from '../kernel/hooks.ts';
 import { renderError } from '../debug/error-renderer.ts';
-import { throwLocation } from '../debug/stack.ts';
+import { messageOf, safeClassName } from '../debug/error-page/model.ts';
+import { throwSite } from '../debug/stack.ts';
 
 const REMOVE_CSP = '_remove_csp_headers';
 
@@ -13,11 +14,23 @@ const REMOVE_CSP = '_remove_csp_headers';
 export class ErrorListener {
   constructor(private readonly debug: boolean) {}
 
+  /**
+   * `Uncaught Exception <Class>: "<message>" at <file> line <n>` on channel `request`: ERROR for HTTP
+   * errors below 500, CRITICAL otherwise. The file is the source-mapped `src/*.ts` path, relative to
+   * the project root (the working directory) when inside it.
+   */
   readonly logKernelException = listener<'kernel.exception'>('ErrorListener::logKernelException', 'error logging', (event: ExceptionEvent) => {
     const error = event.throwable;
-    const { file, line } = throwLocation(error);
+    let file = 'unknown';
+    let line = 0;
+    try {
+      const site = throwSite(error);
+      if (site) ({ path: file, line } = site);
+    } catch {
+      // keep "unknown"
+    }
     const level = error instanceof HttpException && error.statusCode < 500 ? 'error' : 'critical';
-    event.request.logger.log(level, 'request', `Uncaught Exception ${classNameOf(error)}: "${error.message}" at ${file} line ${line}`, { exception: error });
+    event.request.logger.log(level, 'request', `Uncaught Exception ${safeClassName(error)}: "${messageOf(error)}" at ${file} line ${line}`, { exception: error });
   });
 
   readonly onKernelException = listener<'kernel.exception'>('ErrorListener::onKernelException', 'error rendering', (event: ExceptionEvent) => {

@@ -1,3 +1,4 @@
+import { throwSite } from '../debug/stack.ts';
 import { classNameOf } from '../kernel/exceptions.ts';
 import { interpolate, type LogRecord } from './record.ts';
 
@@ -5,10 +6,7 @@ export type LogFormat = 'line' | 'json';
 
 /** JSON-safe view of a context value: errors become Monolog's `[object] (Class(code: 0): msg at file:line)`. */
 export function contextToJson(value: unknown, depth = 0, seen: Set<unknown> = new Set()): unknown {
-  if (value instanceof Error) {
-    const where = firstFrame(value);
-    return `[object] (${classNameOf(value)}(code: 0): ${value.message}${where ? ` at ${where}` : ''})`;
-  }
+  if (value instanceof Error) return describeError(value);
   if (value === null || typeof value !== 'object') {
     if (typeof value === 'bigint') return value.toString();
     if (typeof value === 'function') return '[function]';
@@ -22,15 +20,23 @@ export function contextToJson(value: unknown, depth = 0, seen: Set<unknown> = ne
   let n = 0;
   for (const key of Object.keys(value)) {
     if (n++ >= 200) break;
-    out[key] = contextToJson((value as Record<string, unknown>)[key], depth + 1, seen);
+    try {
+      out[key] = contextToJson((value as Record<string, unknown>)[key], depth + 1, seen);
+    } catch {
+      out[key] = '[unreadable]';
+    }
   }
   return out;
 }
 
-function firstFrame(error: Error): string | null {
-  const line = error.stack?.split('\n').find((l) => l.trimStart().startsWith('at '));
-  const m = line && /\(?([^()\s]+):(\d+):\d+\)?\s*$/.exec(line);
-  return m ? `${m[1]}:${m[2]}` : null;
+/** Monolog's `[object] (Class(code: 0): message at file:line)`, the file mapped to src/*.ts when possible. */
+function describeError(error: Error): string {
+  try {
+    const site = throwSite(error);
+    return `[object] (${classNameOf(error)}(code: 0): ${error.message}${site ? ` at ${site.file}:${site.line}` : ''})`;
+  } catch {
+    return `[object] (${classNameOf(error)})`;
+  }
 }
 
 /** Monolog's datetime shape: 2026-11-22T10:11:12.123456+00:00. */

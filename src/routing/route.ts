@@ -102,8 +102,12 @@ export class CompiledRouteImpl implements CompiledRoute {
 
   /** @internal The exact raw path of a static route. */
   readonly staticPath: string | null;
-  /** @internal Leading complete literal path pieces (split on '/'), for the router's prefix index. */
-  readonly prefixPieces: readonly string[];
+  /**
+   * @internal The route's leading whole path segments, for the router's prefix index: a string is a
+   * literal segment, null a segment that is exactly one `:param` (any non-empty segment). Segments after
+   * the first group, wildcard or mixed segment are not indexed, nor is a dynamic route's last segment.
+   */
+  readonly prefixPieces: readonly (string | null)[];
   /** @internal No method restriction. */
   readonly anyMethod: boolean;
   /** @internal GET is allowed (or any method): the route may trigger a trailing-slash redirect. */
@@ -195,14 +199,7 @@ export class CompiledRouteImpl implements CompiledRoute {
         this.captureWildcard.push(key.type === 'wildcard');
         this.captureRequirement.push(requirements.get(key.name)?.regexp ?? null);
       }
-      let literal = '';
-      for (const token of tokens) {
-        if (token.type !== 'text') break;
-        literal += token.value;
-      }
-      const pieces = literal.split('/');
-      pieces.pop(); // the last piece is not known to be a whole segment
-      this.prefixPieces = Object.freeze(pieces);
+      this.prefixPieces = Object.freeze(leadingSegments(tokens));
     }
   }
 
@@ -260,4 +257,34 @@ export class CompiledRouteImpl implements CompiledRoute {
   build(values: Record<string, string | string[]>): string {
     return this.builder(values);
   }
+}
+
+/**
+ * The whole segments a dynamic path starts with (each one closed by a literal '/'), up to the first
+ * group, wildcard, or segment mixing text and parameters. A segment that is one `:param` alone compiles
+ * to `([^/]+)` in path-to-regexp 8, so it is recorded as null (matches any non-empty segment).
+ */
+function leadingSegments(tokens: Token[]): (string | null)[] {
+  const pieces: (string | null)[] = [];
+  let literal = '';
+  let params = 0;
+  for (const token of tokens) {
+    if (token.type === 'param') {
+      params++;
+      continue;
+    }
+    if (token.type !== 'text') break;
+    const parts = token.value.split('/');
+    for (let p = 0; p < parts.length; p++) {
+      if (p > 0) {
+        if (params === 0) pieces.push(literal);
+        else if (params === 1 && literal === '') pieces.push(null);
+        else return pieces;
+        literal = '';
+        params = 0;
+      }
+      literal += parts[p];
+    }
+  }
+  return pieces;
 }

@@ -14,9 +14,10 @@
  *   retry are ignored). `/` with nothing matched and nothing allowed → NoConfigurationException.
  *
  * Speed: nothing is compiled per request. Static routes that no earlier route can shadow are found in a
- * Map. Every route is also indexed in a trie keyed by the whole literal path segments its path starts
- * with; each trie node holds, precomputed and in table order, the routes indexed at it and at its
- * ancestors. A request walks the trie along its own segments and tests only the deepest node's list.
+ * Map. Every route is also indexed in a trie keyed by the whole segments its path starts with (literal
+ * segments, and `:param`-only segments as a wildcard edge); each trie node holds, precomputed and in
+ * table order, the routes indexed at it and at its ancestors. A request walks the trie along its own
+ * segments and tests only the deepest node's list (lists merged when a wildcard edge branches).
  */
 import {
   MethodNotAllowedException,
@@ -55,7 +56,10 @@ export interface GenerateOptions {
 }
 
 class TrieNode {
+  /** Children by literal segment. */
   readonly children = new Map<string, TrieNode>();
+  /** Child for a segment that is one `:param` alone (matches any non-empty segment). */
+  any: TrieNode | null = null;
   /** Routes indexed exactly at this node. */
   readonly own: CompiledRouteImpl[] = [];
   /** Routes indexed at this node or an ancestor, in table order (filled after construction). */
@@ -82,6 +86,8 @@ export class Router {
   private readonly root = new TrieNode();
   /** Scratch list of allowed methods, reused per pass (match() is synchronous). */
   private allowed: string[] = [];
+  /** Scratch list of the candidate lists reached by a trie walk. */
+  private readonly found: CompiledRouteImpl[][] = [];
 
   constructor(routes: RouteDefinition[]) {
     if (!Array.isArray(routes)) throw new TypeError('Router expects an array of route definitions.');
@@ -98,6 +104,10 @@ export class Router {
     for (const route of table) {
       let node = this.root;
       for (const piece of route.prefixPieces) {
+        if (piece === null) {
+          node = node.any ??= new TrieNode();
+          continue;
+        }
         let child = node.children.get(piece);
         if (child === undefined) node.children.set(piece, (child = new TrieNode()));
         node = child;
@@ -107,6 +117,7 @@ export class Router {
     const fill = (node: TrieNode, inherited: CompiledRouteImpl[]): void => {
       node.candidates = mergeByIndex(inherited, node.own);
       for (const child of node.children.values()) fill(child, node.candidates);
+      if (node.any !== null) fill(node.any, node.candidates);
     };
     fill(this.root, []);
 
@@ -191,24 +202,16 @@ export class Router {
     return 0;
   }
 
-  /** The precomputed candidate list of the deepest trie node along the path's segments. */
+  /**
+   * The routes that may match `path` (or, with `withSlashChild`, its toggled form), in table order: the
+   * precomputed list of the deepest trie node reached along the path's segments. Where a `:param`
+   * segment and a literal segment both fit, both branches are followed and their lists merged.
+   */
   private candidatesFor(path: string, withSlashChild: boolean): readonly CompiledRouteImpl[] {
-    let node = this.root;
-    let start = 0;
-    for (;;) {
-      const slash = path.indexOf('/', start);
-      const child = node.children.get(slash === -1 ? path.slice(start) : path.slice(start, slash));
-      if (child === undefined) return node.candidates;
-      node = child;
-      if (slash === -1) break;
-      start = slash + 1;
-    }
-    // Whole path consumed: the toggled `path + '/'` may also match routes indexed one level deeper.
-    if (withSlashChild) {
-      const slashChild = node.children.get('');
-      if (slashChild !== undefined) return slashChild.candidates;
-    }
-    return node.candidates;
+    const found = this.found;
+    found.length = 0;
+    walk(this.root, path, 0, withSlashChild, found);
+    return found.length === 1 ? found[0]! : mergeDistinct(found);
   }
 
   /**
@@ -310,6 +313,51 @@ export class Router {
       out.push({ name: route.name, path: route.path, methods: route.methods, outcome });
     }
     return out;
+  }
+}
+
+/** Descends from `node` along the segment of `path` that starts at `start`; pushes each branch's list. */
+function walk(node: TrieNode, path: string, start: number, withSlashChild: boolean, found: CompiledRouteImpl[][]): void {
+  const slash = path.indexOf('/', start);
+  const end = slash === -1 ? path.length : slash;
+  const literal = node.children.size === 0 ? undefined : node.children.get(path.slice(start, end));
+  const any = end > start ? node.any : null;
+  if (literal === undefined && any === null) {
+    found.push(node.candidates);
+    return;
+  }
+  if (literal !== undefined) descend(literal, path, slash, withSlashChild, found);
+  if (any !== null) descend(any, path, slash, withSlashChild, found);
+}
+
+function descend(child: TrieNode, path: string, slash: number, withSlashChild: boolean, found: CompiledRouteImpl[][]): void {
+  if (slash !== -1) {
+    walk(child, path, slash + 1, withSlashChild, found);
+    return;
+  }
+  // Whole path consumed: the toggled `path + '/'` may also match routes indexed one level deeper.
+  const slashChild = withSlashChild ? child.children.get('') : undefined;
+  found.push((slashChild ?? child).candidates);
+}
+
+/** Merges lists sorted by table index, dropping routes present in several (shared ancestors). */
+function mergeDistinct(lists: CompiledRouteImpl[][]): CompiledRouteImpl[] {
+  const positions = new Array<number>(lists.length).fill(0);
+  const out: CompiledRouteImpl[] = [];
+  for (;;) {
+    let best = -1;
+    let bestIndex = Infinity;
+    for (let i = 0; i < lists.length; i++) {
+      const list = lists[i]!;
+      const p = positions[i]!;
+      if (p < list.length && list[p]!.index < bestIndex) {
+        bestIndex = list[p]!.index;
+        best = i;
+      }
+    }
+    if (best === -1) return out;
+    const route = lists[best]![positions[best]!++]!;
+    if (out.length === 0 || out[out.length - 1] !== route) out.push(route);
   }
 }
 

@@ -397,11 +397,23 @@ async function pipeStream(app: NodeApp, res: http.ServerResponse, stream: Readab
   }
 }
 
+const kTerminate = Symbol('irms.terminate');
+type TerminableResponse = http.ServerResponse & { [kTerminate]?: () => void };
+
 /** The native adapter as a plain `request` listener, for hosts that manage their own `http.Server`. */
 export function createNodeListener(app: NodeApp, state: ServerState = { closing: false }): Listener {
   const fail = (res: http.ServerResponse, err: unknown) => {
-    reportError(app, 'Unhandled error while handling a request', err);
+    // A request body cut off by the client (or a request timeout) is not an application error.
+    const clientGone = res.destroyed && (err as { code?: unknown } | null)?.code === 'ECONNRESET';
+    if (!clientGone) reportError(app, 'Unhandled error while handling a request', err);
     sendInternalError(res);
+  };
+  // One shared 'close' listener (no per-request closure): runs the request's terminate once the
+  // response has been written, or the client has gone.
+  const onResponseClose = function (this: TerminableResponse) {
+    const terminate = this[kTerminate];
+    this[kTerminate] = undefined;
+    if (terminate) runTerminate(app, terminate);
   };
   return function onRequest(req, res) {
     let source: IncomingSource;
@@ -416,7 +428,8 @@ export function createNodeListener(app: NodeApp, state: ServerState = { closing:
     pending.then(
       (handled) => {
         try {
-          res.once('close', () => runTerminate(app, handled.terminate));
+          (res as TerminableResponse)[kTerminate] = handled.terminate;
+          res.on('close', onResponseClose);
           writeResponse(app, req, res, source, handled.response, state);
         } catch (err) {
           const body = handled?.response?.body;

@@ -1,13 +1,41 @@
 import type { AppServices } from '../../app/services.ts';
+import type { KernelRequest } from '../../http/request.ts';
+import type { HttpResponse } from '../../http/response.ts';
 import type { ExceptionEvent, ResponseEvent, TerminateEvent } from '../../kernel/events.ts';
+import { toError } from '../../kernel/exceptions.ts';
 import { listener } from '../../kernel/hooks.ts';
+import { collectProfile, type Recording } from './collect.ts';
+
+const now: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
+
+/**
+ * The absolute URL of a profile, built from the `_profiler` route and the request's scheme and host
+ * (path only when the host is unusable, as Symfony's UrlGenerator does with an empty host).
+ */
+export function profileLink(services: AppServices, request: KernelRequest, token: string): string {
+  let base = '';
+  try {
+    if (request.getHost()) base = request.getSchemeAndHttpHost();
+  } catch {
+    base = '';
+  }
+  try {
+    return services.router.generate('_profiler', { token }, { absoluteBase: base });
+  } catch {
+    return `${base}/_profiler/${token}`;
+  }
+}
 
 /**
  * Symfony's ProfilerListener: remembers the request's error, records the profile on the response
  * (token headers) and stores it in kernel.terminate, after the client has the response.
+ *
+ * The response path only reserves a token and sets two headers; collecting, masking, serializing
+ * and writing all happen in kernel.terminate.
  */
 export class ProfilerListener {
   private readonly errors = new WeakMap<object, Error>();
+  private readonly recordings = new WeakMap<object, Recording>();
   constructor(private readonly services: AppServices) {}
 
   readonly onKernelException = listener<'kernel.exception'>('ProfilerListener::onKernelException', 'profiler error capture', (event: ExceptionEvent) => {
@@ -15,11 +43,58 @@ export class ProfilerListener {
   });
 
   readonly onKernelResponse = listener<'kernel.response'>('ProfilerListener::onKernelResponse', 'profile recording', (event: ResponseEvent) => {
-    void event;
-    void this.services;
+    const profiler = this.services.profiler;
+    const request = event.request;
+    if (!profiler || !profiler.shouldProfile(request)) return;
+    const existing = this.recordings.get(request);
+    if (existing) {
+      // kernel.response ran again for this request (a response listener failed): same profile.
+      this.tag(request, event.response, existing);
+      return;
+    }
+    const durationMs = now() - request.startTime;
+    let reserved: string | Promise<string>;
+    try {
+      reserved = profiler.store.reserveToken();
+    } catch (error) {
+      this.reportFailure(request, 'reserve a token', error);
+      return;
+    }
+    const previousToken = event.response.headers.get('x-debug-token');
+    const record = (token: string) => {
+      const recording: Recording = { token, durationMs, previousToken };
+      this.recordings.set(request, recording);
+      this.tag(request, event.response, recording);
+    };
+    if (typeof reserved === 'string') return record(reserved);
+    return reserved.then(record, (error: unknown) => this.reportFailure(request, 'reserve a token', error));
   });
 
-  readonly onKernelTerminate = listener<'kernel.terminate'>('ProfilerListener::onKernelTerminate', 'profile storage', (event: TerminateEvent) => {
-    void event;
+  readonly onKernelTerminate = listener<'kernel.terminate'>('ProfilerListener::onKernelTerminate', 'profile storage', async (event: TerminateEvent) => {
+    const profiler = this.services.profiler;
+    const request = event.request;
+    const recording = this.recordings.get(request);
+    if (!profiler || !recording) return;
+    this.recordings.delete(request);
+    try {
+      const profile = await collectProfile(this.services, request, event.response, recording, this.errors.get(request) ?? null);
+      await profiler.store.write(profile);
+    } catch (error) {
+      this.reportFailure(request, `store profile ${recording.token}`, error);
+    }
   });
+
+  private tag(request: KernelRequest, response: HttpResponse, recording: Recording): void {
+    if (recording.previousToken && recording.previousToken !== recording.token) response.headers.set('x-previous-debug-token', recording.previousToken);
+    response.headers.set('x-debug-token', recording.token);
+    response.headers.set('x-debug-token-link', profileLink(this.services, request, recording.token));
+  }
+
+  private reportFailure(request: KernelRequest, what: string, error: unknown): void {
+    try {
+      request.logger.error('profiler', `The profiler could not ${what}: {message}`, { message: toError(error).message, exception: toError(error) });
+    } catch {
+      // the profiler must never break a request
+    }
+  }
 }

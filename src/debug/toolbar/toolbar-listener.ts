@@ -1,13 +1,87 @@
 import type { AppServices } from '../../app/services.ts';
+import type { KernelRequest } from '../../http/request.ts';
+import type { HttpResponse } from '../../http/response.ts';
 import type { ResponseEvent } from '../../kernel/events.ts';
 import { listener } from '../../kernel/hooks.ts';
+import { isToken } from '../profiler/profile.ts';
+import { profileLink } from '../profiler/profiler-listener.ts';
+import { utf8Length } from '../profiler/storage.ts';
+import { addCspNonce, lastBodyClose, lastBodyCloseBytes, randomNonce, toolbarSnippet, type ToolbarUrls } from './toolbar.ts';
 
-/** Symfony's WebDebugToolbarListener: injects the toolbar loader into HTML responses of profiled requests. */
+/** Why the toolbar is not injected into a response, or null when it is (exported for tests and docs). */
+export function toolbarExclusion(request: KernelRequest, response: HttpResponse): string | null {
+  if (!request.isMainRequest) return 'sub-request';
+  if (request.isXmlHttpRequest()) return 'XHR request';
+  if (request.realMethod === 'HEAD') return 'HEAD request';
+  if (response.status >= 300 && response.status < 400) return 'redirect';
+  const type = response.headers.get('content-type');
+  if (type !== null && !type.toLowerCase().includes('html')) return 'not HTML';
+  const format = request.attributes.get('_format');
+  if (typeof format === 'string' && format !== '' && format !== 'html') return 'request format is not html';
+  const disposition = response.headers.get('content-disposition');
+  if (disposition && /attachment/i.test(disposition)) return 'attachment';
+  const encoding = response.headers.get('content-encoding');
+  if (encoding && encoding.toLowerCase() !== 'identity') return 'encoded body';
+  if (!(typeof response.body === 'string' || response.body instanceof Uint8Array)) return response.body === null ? 'no body' : 'streamed body';
+  return null;
+}
+
+/**
+ * Symfony's WebDebugToolbarListener: on every profiled response makes sure `X-Debug-Token-Link` is set;
+ * on main, non-XHR, non-redirect, non-attachment HTML responses (error pages included) injects the
+ * toolbar just before the last `</body>`. JSON, redirects, HEAD, streamed and encoded bodies are
+ * untouched; a `Content-Length` that was set is corrected.
+ */
 export class WebDebugToolbarListener {
   constructor(private readonly services: AppServices) {}
 
   readonly onKernelResponse = listener<'kernel.response'>('WebDebugToolbarListener::onKernelResponse', 'debug toolbar injection', (event: ResponseEvent) => {
-    void event;
-    void this.services;
+    const { request, response } = event;
+    const token = response.headers.get('x-debug-token');
+    if (!token || !isToken(token)) return;
+    if (!response.headers.has('x-debug-token-link')) response.headers.set('x-debug-token-link', profileLink(this.services, request, token));
+    if (toolbarExclusion(request, response) !== null) return;
+    this.inject(response, token);
   });
+
+  private urls(): ToolbarUrls {
+    const router = this.services.router;
+    const gen = (name: string, params: Record<string, unknown>, fallback: string) => {
+      try {
+        return router.generate(name, params);
+      } catch {
+        return fallback;
+      }
+    };
+    return {
+      profile: (token, params = {}) => gen('_profiler', { token, ...params }, `/_profiler/${token}`),
+      wdt: (token) => gen('_wdt', { token }, `/_wdt/${token}`),
+      search: () => gen('_profiler_search', {}, '/_profiler/search'),
+    };
+  }
+
+  private inject(response: HttpResponse, token: string): void {
+    const body = response.body as string | Uint8Array;
+    const at = typeof body === 'string' ? lastBodyClose(body) : lastBodyCloseBytes(body);
+    if (at < 0) return;
+    let nonce: string | null = null;
+    const csp = response.headers.get('content-security-policy');
+    if (csp) {
+      nonce = randomNonce();
+      response.headers.set('content-security-policy', addCspNonce(csp, nonce));
+    }
+    const snippet = `\n${toolbarSnippet(token, this.urls(), nonce)}\n`;
+    if (typeof body === 'string') {
+      response.body = body.slice(0, at) + snippet + body.slice(at);
+      if (response.headers.has('content-length')) response.headers.set('content-length', String(utf8Length(response.body)));
+    } else {
+      const inserted = new TextEncoder().encode(snippet);
+      const out = new Uint8Array(body.byteLength + inserted.byteLength);
+      out.set(body.subarray(0, at), 0);
+      out.set(inserted, at);
+      out.set(body.subarray(at), at + inserted.byteLength);
+      response.body = out;
+      if (response.headers.has('content-length')) response.headers.set('content-length', String(out.byteLength));
+    }
+  }
 }

@@ -1,0 +1,633 @@
+#!/usr/bin/env node
+// `npm run bench`: the HTTP benchmark (wrk against every server), then the in-process, Deno and memory benches.
+// Method (see BENCHMARKS.md): server pinned to one core (taskset -c 0), wrk to the other (taskset -c 1),
+// every server checked on the 4 routes and warmed up, then rounds interleaved (server order rotates each
+// round) so host drift hits all servers alike; medians over rounds, ratios to raw node:http, geo-means.
+//
+// Environment:
+//   BENCH_QUICK=1          ~2-minute run (1 round x 2 s, no retries, 1 in-process pass, 10,000 memory requests)
+//   BENCH_ROUNDS=3         rounds (each: every route x every server)
+//   BENCH_DURATION=5       seconds of wrk per (round, route, server)
+//   BENCH_WARMUP=2         seconds of mixed-route warm-up per server
+//   BENCH_CONNECTIONS=50   wrk keep-alive connections (1 wrk thread)
+//   BENCH_SERVERS=a,b      subset/extra servers (default: node-http,irms-prod,irms-debug,hono,fastify,deno-plain,irms-deno;
+//                          also available: fetch-node = plain fetch handler on @hono/node-server)
+//   BENCH_PARTS=http,inprocess,deno,memory   which parts to run (default: all)
+//   BENCH_SERVER_CPU=0 BENCH_LOAD_CPU=1      cores for taskset
+//   BENCH_WAIT_QUIET=0     wait up to this many seconds for both cores to be idle before starting
+//   BENCH_NOISE=0.2        a measurement is noisy when other processes took more than this share of a core;
+//   BENCH_RETRIES=1        ... it is then repeated up to this many times (the quietest attempt is kept),
+//   BENCH_RETRY_SHARE=0.2  ... within a budget of this share of all measurements
+//   MEMORY_MODE=fetch      memory part: fetch (in-process app.fetch), http (the irms-debug server) or both
+//   BENCH_OUT=bench/results/latest.json      where to write the results (a .md with the tables is written beside it)
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdirSync, existsSync, openSync, closeSync, statSync } from 'node:fs';
+import os from 'node:os';
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import { median, min, max, geomean, fmt, fmtInt, mdTable } from './lib/stats.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const env = process.env;
+const QUICK = env.BENCH_QUICK === '1';
+const int = (v, d) => (v === undefined || v === '' ? d : Number(v));
+const cfg = {
+  quick: QUICK,
+  rounds: int(env.BENCH_ROUNDS, QUICK ? 1 : 3),
+  duration: int(env.BENCH_DURATION, QUICK ? 2 : 5),
+  warmup: int(env.BENCH_WARMUP, QUICK ? 1 : 2),
+  connections: int(env.BENCH_CONNECTIONS, 50),
+  serverCpu: env.BENCH_SERVER_CPU ?? '0',
+  loadCpu: env.BENCH_LOAD_CPU ?? '1',
+  parts: (env.BENCH_PARTS || 'http,inprocess,deno,memory').split(',').map((s) => s.trim()),
+  out: path.resolve(ROOT, env.BENCH_OUT || 'bench/results/latest.json'),
+  // a measurement is "noisy" when other processes (or steal) took more than this share of either core
+  noiseLimit: Number(env.BENCH_NOISE || 0.2),
+  retries: int(env.BENCH_RETRIES, QUICK ? 0 : 1),
+  waitQuiet: int(env.BENCH_WAIT_QUIET, 0),
+};
+const DENO = path.join(ROOT, 'node_modules/.bin/deno');
+const NODE = process.execPath;
+const DIST = path.join(ROOT, 'dist/index.js');
+
+const ECHO_BODY = '{"hello":"world","n":42,"list":[1,2,3]}';
+export const ROUTES = [
+  { name: 'root', method: 'GET', path: '/', status: 200, body: 'ok' },
+  { name: 'user', method: 'GET', path: '/users/42', status: 200, json: { id: '42' } },
+  { name: '404', method: 'GET', path: '/does-not-exist', status: 404 },
+  { name: 'echo', method: 'POST', path: '/echo', status: 200, json: JSON.parse(ECHO_BODY), reqBody: ECHO_BODY },
+];
+
+const denoRun = (file) => [DENO, 'run', '-A', '--no-lock', file];
+const SERVERS = {
+  'node-http': { cmd: [NODE, 'bench/servers/node-http.mjs'], what: 'raw node:http, hand-routed (the ceiling on Node)' },
+  'irms-prod': { cmd: [NODE, 'bench/servers/irms-prod.mjs'], irms: true, what: 'irms-web, prod, dist/node.js serve()' },
+  'irms-debug': { cmd: [NODE, 'bench/servers/irms-debug.mjs'], irms: true, what: 'irms-web, debug (every request profiled), dist/node.js serve()' },
+  'irms-prod-quiet': { cmd: [NODE, 'bench/servers/irms-prod.mjs'], irms: true, env: { BENCH_IRMS_LOG_LEVEL: 'critical' }, what: 'irms-prod with logLevel critical (no ERROR line per 404)' },
+  hono: { cmd: [NODE, 'bench/servers/hono.mjs'], what: 'Hono on @hono/node-server' },
+  fastify: { cmd: [NODE, 'bench/servers/fastify.mjs'], what: 'Fastify 5, logger off' },
+  'fetch-node': { cmd: [NODE, 'bench/servers/fetch-node.mjs'], what: 'plain fetch handler on @hono/node-server (adapter cost alone)' },
+  'deno-plain': { cmd: denoRun('bench/servers/deno-plain.mjs'), deno: true, what: 'plain fetch handler on Deno.serve (the ceiling on Deno)' },
+  'irms-deno': { cmd: denoRun('bench/servers/irms-deno.mjs'), deno: true, irms: true, what: 'irms-web, prod, app.fetch on Deno.serve' },
+};
+const DEFAULT_SERVERS = ['node-http', 'irms-prod', 'irms-debug', 'hono', 'fastify', 'deno-plain', 'irms-deno'];
+
+const log = (...a) => console.log(...a);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------------------------------------- machine
+
+function sh(cmd, args) {
+  try {
+    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  } catch (e) {
+    return (e.stdout || e.stderr || '').toString().trim() || null;
+  }
+}
+
+export function machineInfo() {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+  const field = (name) => cpuinfo.match(new RegExp(`^${name}\\s*:\\s*(.*)$`, 'm'))?.[1];
+  return {
+    date: new Date().toISOString(),
+    nproc: Number(sh('nproc', [])),
+    cpuModel: field('model name'),
+    cpuFamily: field('cpu family'),
+    cpuModelNumber: field('model'),
+    cacheSize: field('cache size'),
+    hypervisor: /\bhypervisor\b/.test(field('flags') || ''),
+    memTotalGiB: +(os.totalmem() / 2 ** 30).toFixed(1),
+    kernel: os.release(),
+    node: process.version,
+    deno: existsSync(DENO) ? sh(DENO, ['--version'])?.split('\n')[0] : null,
+    wrk: sh('wrk', ['-v'])?.split('\n')[0] ?? null,
+    loadavg: os.loadavg().map((x) => +x.toFixed(2)),
+    gitCommit: sh('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD']),
+    // the working tree may be ahead of the commit: count changed files, and fingerprint the built bundle
+    gitChangedFiles: (sh('git', ['-C', ROOT, 'status', '--porcelain']) || '').split('\n').filter(Boolean).length,
+    distSha256: existsSync(DIST) ? createHash('sha256').update(readFileSync(DIST)).digest('hex').slice(0, 16) : null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------- /proc/stat
+
+function cpuTimes() {
+  const out = {};
+  for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
+    const m = line.match(/^cpu(\d+)\s+(.*)$/);
+    if (!m) continue;
+    const v = m[2].split(/\s+/).map(Number);
+    // user nice system idle iowait irq softirq steal
+    const idle = v[3] + v[4];
+    const steal = v[7] || 0;
+    const total = v.slice(0, 8).reduce((s, x) => s + x, 0);
+    out[m[1]] = { idle, steal, total };
+  }
+  return out;
+}
+
+function cpuDelta(a, b, cpu) {
+  const x = a[cpu], y = b[cpu];
+  if (!x || !y) return { busy: NaN, steal: NaN };
+  const total = y.total - x.total;
+  return { busy: (total - (y.idle - x.idle) - (y.steal - x.steal)) / total, steal: (y.steal - x.steal) / total };
+}
+
+// ---------------------------------------------------------------------------------------------- servers
+
+const LOG_DIR = path.join(ROOT, 'bench/results/logs');
+
+async function startServer(name, port) {
+  const def = SERVERS[name];
+  const [cmd, ...args] = def.cmd;
+  // stderr goes to a file: no reader process on the hot path (irms-web logs every 404 at ERROR level).
+  mkdirSync(LOG_DIR, { recursive: true });
+  const logFile = path.join(LOG_DIR, `${name}.stderr.log`);
+  const fd = openSync(logFile, 'w');
+  const child = spawn('taskset', ['-c', cfg.serverCpu, cmd, ...args], {
+    cwd: ROOT,
+    env: { ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warning', NODE_ENV: 'production', ...(def.env || {}) },
+    stdio: ['ignore', 'pipe', fd],
+  });
+  closeSync(fd);
+  let out = '';
+  child.stdout.on('data', (d) => (out = (out + d).slice(-4000)));
+  const errOut = () => {
+    try {
+      return readFileSync(logFile, 'utf8').slice(0, 4000);
+    } catch {
+      return '';
+    }
+  };
+  const deadline = Date.now() + 20000;
+  while (!/READY/.test(out)) {
+    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}):\n${errOut()}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} did not start within 20 s:\n${errOut()}`);
+    }
+    await sleep(50);
+  }
+  const m = out.match(/READY (\d+) ?(.*)/);
+  const bound = Number(m[1]);
+  const note = m[2]?.trim() || '';
+  return { name, port: bound, child, note, logFile, url: `http://127.0.0.1:${bound}`, stderr: errOut };
+}
+
+/** Keeps the head and tail of a big server log (a 404 run can write hundreds of MB). Returns the original size. */
+function trimLog(file) {
+  try {
+    const size = statSync(file).size;
+    if (size > 256 * 1024) {
+      const buf = readFileSync(file);
+      writeFileSync(file, Buffer.concat([buf.subarray(0, 64 * 1024), Buffer.from(`\n... [${size - 128 * 1024} bytes cut] ...\n`), buf.subarray(size - 64 * 1024)]));
+    }
+    return size;
+  } catch {
+    return 0;
+  }
+}
+
+async function stopServer(s) {
+  if (s.child.exitCode === null) {
+    s.child.kill('SIGTERM');
+    for (let i = 0; i < 60 && s.child.exitCode === null; i++) await sleep(50);
+    if (s.child.exitCode === null) s.child.kill('SIGKILL');
+  }
+  if (s.stderrBytes === undefined) s.stderrBytes = trimLog(s.logFile);
+}
+
+/** Checks the four routes: status and body as specified. Returns the list of problems. */
+async function validate(s) {
+  const problems = [];
+  for (const r of ROUTES) {
+    try {
+      const res = await fetch(s.url + r.path, {
+        method: r.method,
+        body: r.reqBody,
+        headers: r.reqBody ? { 'content-type': 'application/json' } : {},
+      });
+      const text = await res.text();
+      if (res.status !== r.status) problems.push(`${r.name}: status ${res.status}, expected ${r.status} (${text.slice(0, 120)})`);
+      else if (r.body !== undefined && text !== r.body) problems.push(`${r.name}: body ${JSON.stringify(text.slice(0, 80))}`);
+      else if (r.json !== undefined) {
+        let parsed;
+        try {
+          parsed = JSON.parse(text);
+        } catch {}
+        if (!isDeepStrictEqual(parsed, r.json)) problems.push(`${r.name}: body ${text.slice(0, 120)}`);
+      }
+    } catch (e) {
+      problems.push(`${r.name}: ${e.message}`);
+    }
+  }
+  return problems;
+}
+
+// ---------------------------------------------------------------------------------------------- wrk
+
+const UNIT_MS = { us: 0.001, ms: 1, s: 1000, m: 60000 };
+function parseDuration(s) {
+  const m = s.match(/^([\d.]+)(us|ms|s|m)$/);
+  return m ? Number(m[1]) * UNIT_MS[m[2]] : NaN;
+}
+
+export function parseWrk(text) {
+  const pct = {};
+  for (const m of text.matchAll(/^\s+(50|75|90|99)%\s+([\d.]+(?:us|ms|s|m))\s*$/gm)) pct[m[1]] = parseDuration(m[2]);
+  const sock = text.match(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/);
+  const total = text.match(/(\d+) requests in ([\d.]+\w+)/);
+  return {
+    rps: Number(text.match(/Requests\/sec:\s+([\d.]+)/)?.[1] ?? NaN),
+    requests: total ? Number(total[1]) : NaN,
+    p50: pct['50'] ?? NaN,
+    p99: pct['99'] ?? NaN,
+    errors: sock ? sock.slice(1).reduce((s, x) => s + Number(x), 0) : 0,
+    non2xx: Number(text.match(/Non-2xx or 3xx responses: (\d+)/)?.[1] ?? 0),
+  };
+}
+
+function runWrk(url, route, seconds, script, onSpawn) {
+  return new Promise((resolve, reject) => {
+    const args = ['-c', cfg.loadCpu, 'wrk', '-t1', `-c${cfg.connections}`, `-d${seconds}s`, '--latency', '-s', script, url + route.path];
+    const child = spawn('taskset', args, {
+      cwd: ROOT,
+      env: { ...env, WRK_METHOD: route.method, WRK_BODY: route.reqBody || '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    onSpawn?.(child);
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`wrk exited ${code}: ${out}`))));
+  });
+}
+
+/** utime+stime of a process (all its threads), in clock ticks (USER_HZ = 100 on Linux). */
+function procTicks(pid) {
+  if (!pid) return NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return NaN;
+  }
+}
+const TICK = 0.01;
+
+async function measureOnce(s, route) {
+  const before = cpuTimes();
+  const pBefore = procTicks(s.child.pid);
+  const t0 = process.hrtime.bigint();
+  let wrkTicks = NaN;
+  let wrkPid;
+  const watcher = setInterval(() => {
+    // wrk's CPU time, read just before it exits (a process's ticks vanish with it)
+    const t = procTicks(wrkPid);
+    if (Number.isFinite(t)) wrkTicks = t;
+  }, 250);
+  let text;
+  try {
+    text = await runWrk(s.url, route, cfg.duration, 'bench/wrk/route.lua', (c) => (wrkPid = c.pid));
+  } finally {
+    clearInterval(watcher);
+  }
+  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  const after = cpuTimes();
+  const pAfter = procTicks(s.child.pid);
+  const r = parseWrk(text);
+  const srv = cpuDelta(before, after, cfg.serverCpu);
+  const load = cpuDelta(before, after, cfg.loadCpu);
+  if (!Number.isFinite(r.rps)) throw new Error(`could not parse wrk output:\n${text}`);
+  const expectedNon2xx = route.status >= 300;
+  const procShare = ((pAfter - pBefore) * TICK) / wall;
+  const wrkShare = (wrkTicks * TICK) / wall;
+  return {
+    ...r,
+    unexpectedNon2xx: expectedNon2xx ? 0 : r.non2xx,
+    serverBusy: srv.busy,
+    serverSteal: srv.steal,
+    loadBusy: load.busy,
+    // server-core CPU time per request (µs): less sensitive to steal than req/s
+    cpuUsPerReq: (srv.busy * wall * 1e6) / r.requests,
+    // the server process's own CPU time per request (µs), and its share of the server core
+    procUsPerReq: ((pAfter - pBefore) * TICK * 1e6) / r.requests,
+    procShare,
+    wrkShare,
+    // CPU taken by other processes (and steal) on the two cores during the measurement
+    foreignServerCore: Math.max(0, srv.busy - procShare) + srv.steal,
+    foreignLoadCore: Number.isFinite(wrkShare) ? Math.max(0, load.busy - wrkShare) + load.steal : NaN,
+  };
+}
+
+const noisy = (m) => m.foreignServerCore > cfg.noiseLimit || m.foreignLoadCore > cfg.noiseLimit;
+
+/** One measurement; retried (up to BENCH_RETRIES times) when other processes took > BENCH_NOISE of a core. Keeps the quietest attempt. */
+let retryBudget = Infinity; // set per run: at most ~20 % extra measurements
+async function measure(s, route) {
+  let best;
+  for (let attempt = 0; attempt <= cfg.retries; attempt++) {
+    if (attempt > 0) {
+      if (retryBudget <= 0) break;
+      retryBudget--;
+    }
+    const m = await measureOnce(s, route);
+    m.attempts = attempt + 1;
+    const foreign = (x) => Math.max(x.foreignServerCore, x.foreignLoadCore || 0);
+    if (!best || foreign(m) < foreign(best)) best = { ...m, attempts: attempt + 1 };
+    if (!noisy(m)) break;
+    if (attempt < cfg.retries) await sleep(1500);
+  }
+  best.noisy = noisy(best);
+  return best;
+}
+
+/** Waits (up to `limit` s) for 5 consecutive seconds with both cores < 15 % busy. */
+async function waitQuiet(limit) {
+  if (!limit) return true;
+  const start = Date.now();
+  let ok = 0;
+  let prev = cpuTimes();
+  while (Date.now() - start < limit * 1000) {
+    await sleep(1000);
+    const cur = cpuTimes();
+    const busy = Math.max(...Object.keys(cur).map((c) => cpuDelta(prev, cur, c).busy));
+    prev = cur;
+    ok = busy < 0.15 ? ok + 1 : 0;
+    if (ok >= 5) {
+      log(`box quiet after ${Math.round((Date.now() - start) / 1000)} s`);
+      return true;
+    }
+  }
+  log(`! box not quiet after ${limit} s: other processes are using the CPUs; numbers will be noisy`);
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------- HTTP part
+
+async function httpBench(results) {
+  let names = env.BENCH_SERVERS ? env.BENCH_SERVERS.split(',').map((s) => s.trim()) : DEFAULT_SERVERS;
+  for (const n of names) if (!SERVERS[n]) throw new Error(`unknown server ${n}; known: ${Object.keys(SERVERS).join(', ')}`);
+  if (!existsSync(DIST)) {
+    log(`! ${path.relative(ROOT, DIST)} missing: irms-web servers skipped (run node build.mjs)`);
+    names = names.filter((n) => !SERVERS[n].irms);
+  }
+  if (!existsSync(DENO)) names = names.filter((n) => !SERVERS[n].deno);
+
+  const servers = [];
+  const skipped = {};
+  for (const name of names) {
+    try {
+      const s = await startServer(name, 0); // port 0: the OS picks a free port, the server reports it
+      const problems = await validate(s);
+      s.problems = problems;
+      if (problems.length) log(`! ${name} fails checks: ${problems.join('; ')}`);
+      servers.push(s);
+      log(`started ${name} on :${s.port} (pid ${s.child.pid})${s.note ? ' ' + s.note : ''}`);
+    } catch (e) {
+      skipped[name] = e.message.split('\n').slice(0, 6).join(' | ');
+      log(`! ${name} not started: ${e.message}`);
+    }
+  }
+  try {
+    const perServerSec = cfg.rounds * ROUTES.length * cfg.duration;
+    log(`\nHTTP: ${servers.length} servers x ${ROUTES.length} routes x ${cfg.rounds} rounds x ${cfg.duration}s ≈ ${Math.ceil((servers.length * (perServerSec + cfg.warmup)) / 60)} min`);
+    for (const s of servers) {
+      await runWrk(s.url, ROUTES[0], cfg.warmup, 'bench/wrk/mixed.lua');
+    }
+    const raw = [];
+    retryBudget = Math.ceil(Number(env.BENCH_RETRY_SHARE || 0.2) * cfg.rounds * ROUTES.length * servers.length);
+    for (let round = 0; round < cfg.rounds; round++) {
+      const order = servers.map((_, i) => servers[(i + round) % servers.length]);
+      for (const route of ROUTES) {
+        for (const s of order) {
+          if (s.child.exitCode !== null) continue;
+          const m = await measure(s, route);
+          raw.push({ round, route: route.name, server: s.name, ...m });
+          log(
+            `round ${round + 1}/${cfg.rounds} ${route.name.padEnd(4)} ${s.name.padEnd(11)} ${fmtInt(m.rps).padStart(7)} req/s  p99 ${fmt(m.p99)} ms  ` +
+              `server core ${Math.round(m.serverBusy * 100)}% (server ${Math.round(m.procShare * 100)}%, ${fmt(m.procUsPerReq, 1)} µs/req), load core ${Math.round(m.loadBusy * 100)}% (wrk ${Math.round(m.wrkShare * 100)}%)` +
+              (m.noisy ? `  NOISY (others: ${Math.round(m.foreignServerCore * 100)}%/${Math.round(m.foreignLoadCore * 100)}%)` : '') +
+              (m.attempts > 1 ? ` [${m.attempts} attempts]` : '') +
+              (m.errors || m.unexpectedNon2xx ? `  errors ${m.errors} non2xx ${m.unexpectedNon2xx}` : ''),
+          );
+        }
+      }
+    }
+    for (const s of servers) if (s.child.exitCode !== null) skipped[s.name] = `exited during the run (${s.child.exitCode}): ${s.stderr().slice(-500)}`;
+    await Promise.all(servers.map(stopServer));
+    results.http = summarizeHttp(raw, servers, skipped);
+  } finally {
+    await Promise.all(servers.map(stopServer));
+  }
+}
+
+function summarizeHttp(raw, servers, skipped) {
+  const cells = {};
+  for (const s of servers) {
+    cells[s.name] = {};
+    for (const r of ROUTES) {
+      const ms = raw.filter((m) => m.server === s.name && m.route === r.name);
+      if (!ms.length) continue;
+      const pick = (k) => ms.map((m) => m[k]);
+      cells[s.name][r.name] = {
+        rps: median(pick('rps')),
+        rpsMin: min(pick('rps')),
+        rpsMax: max(pick('rps')),
+        p99: median(pick('p99')),
+        p50: median(pick('p50')),
+        cpuUsPerReq: median(pick('cpuUsPerReq')),
+        procUsPerReq: median(pick('procUsPerReq')),
+        procShare: median(pick('procShare')),
+        serverBusy: median(pick('serverBusy')),
+        loadBusy: median(pick('loadBusy')),
+        maxSteal: max(pick('serverSteal')),
+        foreignServerCore: median(pick('foreignServerCore')),
+        foreignLoadCore: median(pick('foreignLoadCore')),
+        noisyRounds: ms.filter((m) => m.noisy).length,
+        errors: pick('errors').reduce((a, b) => a + b, 0),
+        unexpectedNon2xx: pick('unexpectedNon2xx').reduce((a, b) => a + b, 0),
+        rounds: ms.length,
+      };
+    }
+  }
+  const ratio = (a, b) => {
+    const out = {};
+    if (!cells[a] || !cells[b]) return null;
+    for (const r of ROUTES) out[r.name] = cells[a][r.name]?.rps / cells[b][r.name]?.rps;
+    out.geomean = geomean(ROUTES.map((r) => out[r.name]));
+    return out;
+  };
+  // CPU-cost ratio: reference's server-process µs/request ÷ this server's (>1 = cheaper than the reference).
+  // Less sensitive than req/s to steal, to other processes on the box and to wrk being the bottleneck.
+  const costRatio = (a, b) => {
+    const out = {};
+    if (!cells[a] || !cells[b]) return null;
+    for (const r of ROUTES) out[r.name] = cells[b][r.name]?.procUsPerReq / cells[a][r.name]?.procUsPerReq;
+    out.geomean = geomean(ROUTES.map((r) => out[r.name]));
+    return out;
+  };
+  const ratios = {};
+  const costRatios = {};
+  for (const s of servers) ratios[s.name] = ratio(s.name, 'node-http');
+  for (const s of servers) costRatios[s.name] = costRatio(s.name, 'node-http');
+  return {
+    config: { rounds: cfg.rounds, duration: cfg.duration, warmup: cfg.warmup, connections: cfg.connections, serverCpu: cfg.serverCpu, loadCpu: cfg.loadCpu },
+    servers: Object.fromEntries(servers.map((s) => [s.name, { what: SERVERS[s.name].what, command: SERVERS[s.name].cmd.map((x) => path.relative(ROOT, x) || x).join(' '), env: SERVERS[s.name].env, note: s.note, stderrBytes: s.stderrBytes, problems: s.problems }])),
+    skipped,
+    cells,
+    ratioToNodeHttp: ratios,
+    costRatioToNodeHttp: costRatios,
+    ratioIrmsDenoToDenoPlain: ratio('irms-deno', 'deno-plain'),
+    costRatioIrmsDenoToDenoPlain: costRatio('irms-deno', 'deno-plain'),
+    ratioIrmsDebugToIrmsProd: ratio('irms-debug', 'irms-prod'),
+    raw,
+  };
+}
+
+export function httpTables(http) {
+  const names = Object.keys(http.cells);
+  const rn = ROUTES.map((r) => r.name);
+  const out = [];
+  const flag = (n) => (http.servers[n]?.problems?.length ? ' (!)' : '');
+  out.push('#### Throughput, median req/s (min–max over rounds)\n');
+  out.push(mdTable(['server', ...rn], names.map((n) => [n + flag(n), ...rn.map((r) => { const c = http.cells[n][r]; return c ? `${fmtInt(c.rps)} (${fmtInt(c.rpsMin)}–${fmtInt(c.rpsMax)})` : '–'; })])));
+  out.push('\n#### Ratio to raw node:http (median req/s ÷ node-http median req/s)\n');
+  out.push(mdTable(['server', ...rn, 'geo-mean'], names.filter((n) => http.ratioToNodeHttp[n]).map((n) => [n, ...rn.map((r) => fmt(http.ratioToNodeHttp[n][r])), `**${fmt(http.ratioToNodeHttp[n].geomean)}**`])));
+  const extra = [];
+  if (http.ratioIrmsDenoToDenoPlain) extra.push(['irms-deno ÷ deno-plain', ...rn.map((r) => fmt(http.ratioIrmsDenoToDenoPlain[r])), `**${fmt(http.ratioIrmsDenoToDenoPlain.geomean)}**`]);
+  if (http.ratioIrmsDebugToIrmsProd) extra.push(['irms-debug ÷ irms-prod', ...rn.map((r) => fmt(http.ratioIrmsDebugToIrmsProd[r])), `**${fmt(http.ratioIrmsDebugToIrmsProd.geomean)}**`]);
+  if (extra.length) {
+    out.push('\n#### Other ratios (median req/s)\n');
+    out.push(mdTable(['ratio', ...rn, 'geo-mean'], extra));
+  }
+  out.push('\n#### Latency p99, median over rounds (ms), at ' + http.config.connections + ' connections\n');
+  out.push(mdTable(['server', ...rn], names.map((n) => [n, ...rn.map((r) => fmt(http.cells[n][r]?.p99))])));
+  out.push('\n#### Server-core CPU per request, median µs (busy % of the server core × wall time ÷ requests)\n');
+  out.push(mdTable(['server', ...rn], names.map((n) => [n, ...rn.map((r) => fmt(http.cells[n][r]?.cpuUsPerReq, 1))])));
+  out.push('\n#### Server-process CPU per request, median µs (utime+stime of the server process ÷ requests; other processes excluded)\n');
+  out.push(mdTable(['server', ...rn], names.map((n) => [n, ...rn.map((r) => fmt(http.cells[n][r]?.procUsPerReq, 1))])));
+  out.push('\n#### CPU-cost ratio to raw node:http (node-http server-process µs/request ÷ server\'s; >1 = cheaper)\n');
+  const cr = names.filter((n) => http.costRatioToNodeHttp?.[n]).map((n) => [n, ...rn.map((r) => fmt(http.costRatioToNodeHttp[n][r])), `**${fmt(http.costRatioToNodeHttp[n].geomean)}**`]);
+  if (http.costRatioIrmsDenoToDenoPlain) cr.push(['irms-deno vs deno-plain', ...rn.map((r) => fmt(http.costRatioIrmsDenoToDenoPlain[r])), `**${fmt(http.costRatioIrmsDenoToDenoPlain.geomean)}**`]);
+  out.push(mdTable(['server', ...rn, 'geo-mean'], cr));
+  out.push('\n#### CPU, median %: server core busy / server process / others on the server core; others on the load core; noisy rounds\n');
+  out.push(
+    mdTable(['server', ...rn], names.map((n) => [n, ...rn.map((r) => {
+      const c = http.cells[n][r];
+      if (!c) return '–';
+      const e = c.errors || c.unexpectedNon2xx ? `, err ${c.errors}/non-2xx ${c.unexpectedNon2xx}` : '';
+      const pc = (x) => (Number.isFinite(x) ? Math.round(x * 100) : '–');
+      return `${pc(c.serverBusy)}/${pc(c.procShare)}/${pc(c.foreignServerCore)}; ${pc(c.foreignLoadCore)}${c.noisyRounds ? `; ${c.noisyRounds} noisy` : ''}${e}`;
+    })])),
+  );
+  const notes = names.filter((n) => http.servers[n]?.note || http.servers[n]?.stderrBytes > 0);
+  if (notes.length) out.push('\nServer notes: ' + notes.map((n) => `${n}: ${[http.servers[n].note, http.servers[n].stderrBytes > 0 ? `${(http.servers[n].stderrBytes / 2 ** 20).toFixed(1)} MiB written to stderr` : ''].filter(Boolean).join(', ')}`).join('; '));
+  const probs = names.filter((n) => http.servers[n]?.problems?.length);
+  if (probs.length) out.push('\n(!) failed the route checks: ' + probs.map((n) => `${n}: ${http.servers[n].problems.join('; ')}`).join(' — '));
+  if (Object.keys(http.skipped).length) out.push('\nNot measured: ' + Object.entries(http.skipped).map(([n, e]) => `${n} (${e})`).join('; '));
+  return out.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------- other parts
+
+function runPart(label, cmd, args, jsonFile) {
+  const show = (x) => (x.startsWith(ROOT) ? path.relative(ROOT, x) : x === NODE ? 'node' : x);
+  log(`\n=== ${label}: ${[cmd, ...args].map(show).join(' ')}`);
+  const t = Date.now();
+  const res = spawnSync(cmd, args, { cwd: ROOT, stdio: 'inherit', env: { ...env, BENCH_QUICK: QUICK ? '1' : '' } });
+  if (res.status !== 0) {
+    log(`! ${label} failed (exit ${res.status})`);
+    return { error: `exit ${res.status}` };
+  }
+  try {
+    const out = JSON.parse(readFileSync(jsonFile, 'utf8'));
+    out.partSeconds = Math.round((Date.now() - t) / 1000);
+    return out;
+  } catch (e) {
+    return { error: e.message };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- goals
+
+export function goals(results) {
+  const rows = [];
+  const add = (goal, target, value, ok, note = '') => rows.push({ goal, target, value, ok, note });
+  const h = results.http;
+  const g = (n) => h?.ratioToNodeHttp?.[n]?.geomean;
+  if (h) {
+    add('Node prod geo-mean vs raw node:http', '≥ 0.85', g('irms-prod'), g('irms-prod') >= 0.85);
+    add('Node debug geo-mean vs raw node:http', '≥ 0.50', g('irms-debug'), g('irms-debug') >= 0.5);
+    const d = h.ratioIrmsDenoToDenoPlain?.geomean;
+    add('Deno prod geo-mean vs plain Deno.serve', '≥ 0.90', d, d >= 0.9);
+  }
+  for (const [key, label] of [['inprocess', 'Node'], ['inprocessDeno', 'Deno']]) {
+    const ip = results[key];
+    const r = ip?.comparison?.irmsToHono?.geomean;
+    if (ip && !ip.error) add(`in-process app.fetch irms ÷ Hono (${label})`, '≥ 1.00', r, r >= 1);
+    const sc = ip?.scaling?.irms?.ratio1000to10;
+    if (sc !== undefined) add(`1,000 vs 10 routes, per-request time (${label})`, '≤ 1.30', sc, sc <= 1.3);
+  }
+  const mem = results.memory;
+  if (mem && !mem.error) {
+    for (const r of mem.results ?? []) {
+      add(`debug, ${mem.requests.toLocaleString('en-US')} requests (${r.mode === 'fetch' ? 'app.fetch' : 'HTTP'}): RSS growth over 2nd half`, '< 10 %', r.rssGrowthSecondHalfPct, r.rssGrowthSecondHalfPct < 10, r.mode === 'fetch' ? `profile store at end: ${r.profileStoreSize ?? 'n/a'}` : '');
+    }
+  }
+  return rows;
+}
+
+export function goalsTable(rows) {
+  return mdTable(
+    ['goal', 'target', 'measured', 'met?'],
+    rows.map((r) => [r.goal, r.target, r.goal.includes('RSS') ? `${fmt(r.value, 1)} %` : fmt(r.value), (Number.isFinite(r.value) ? (r.ok ? 'yes' : '**no**') : 'n/a') + (r.note ? ` (${r.note})` : '')]),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------- main
+
+async function main() {
+  const started = Date.now();
+  mkdirSync(path.dirname(cfg.out), { recursive: true });
+  const results = { machine: machineInfo(), config: cfg };
+  log(`irms-web bench — ${results.machine.date}, ${results.machine.nproc} CPUs (${results.machine.cpuModel}), node ${process.version}, ${results.machine.deno}, ${results.machine.wrk}`);
+  const tmp = (n) => path.join(path.dirname(cfg.out), `.part-${n}.json`);
+
+  if (cfg.parts.includes('http')) {
+    if (!sh('which', ['wrk'])) throw new Error('wrk not found: apt-get update && apt-get install -y wrk');
+    results.quietAtStart = await waitQuiet(cfg.waitQuiet);
+    const t = Date.now();
+    await httpBench(results);
+    results.http.elapsedSeconds = Math.round((Date.now() - t) / 1000);
+    log('\n' + httpTables(results.http));
+  }
+  if (cfg.parts.includes('inprocess')) results.inprocess = runPart('in-process (Node)', NODE, ['bench/inprocess.mjs', '--json', tmp('inprocess')], tmp('inprocess'));
+  if (cfg.parts.includes('deno') && existsSync(DENO)) results.inprocessDeno = runPart('in-process (Deno)', DENO, ['run', '-A', '--no-lock', 'bench/inprocess-deno.mjs', '--json', tmp('deno')], tmp('deno'));
+  if (cfg.parts.includes('memory')) results.memory = runPart('memory (debug mode)', 'taskset', ['-c', cfg.serverCpu, NODE, '--expose-gc', 'bench/memory.mjs', '--json', tmp('memory'), '--mode', env.MEMORY_MODE || 'fetch'], tmp('memory'));
+
+  results.goals = goals(results);
+  results.elapsedSeconds = Math.round((Date.now() - started) / 1000);
+  writeFileSync(cfg.out, JSON.stringify(results, null, 2) + '\n');
+
+  const md = [`# bench results ${results.machine.date}`, ''];
+  if (results.http) md.push('## HTTP (wrk)', '', httpTables(results.http), '');
+  for (const [k, title] of [['inprocess', 'In-process (Node)'], ['inprocessDeno', 'In-process (Deno)'], ['memory', 'Memory (debug mode)']]) {
+    if (results[k]?.markdown) md.push(`## ${title}`, '', results[k].markdown, '');
+  }
+  md.push('## Goals', '', goalsTable(results.goals), '');
+  writeFileSync(cfg.out.replace(/\.json$/, '.md'), md.join('\n'));
+  log('\n## Goals\n\n' + goalsTable(results.goals));
+  log(`\nwrote ${path.relative(ROOT, cfg.out)} and ${path.relative(ROOT, cfg.out.replace(/\.json$/, '.md'))} (${results.elapsedSeconds} s)`);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

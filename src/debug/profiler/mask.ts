@@ -1,0 +1,255 @@
+/**
+ * Secrets never reach a profile: everything the profiler stores goes through these functions first.
+ * (Anything that stores requests stores secrets — peers.md §3.4, laravel-debugbar#1452.)
+ *
+ * - header values of Authorization, Proxy-Authorization and other credential headers;
+ * - Cookie and Set-Cookie values (names are kept);
+ * - the session id;
+ * - body, query and context fields named like password / token / secret / api key (any depth);
+ * - `Bearer …` / `Basic …` credentials and secret query parameters inside any stored string (URLs,
+ *   Referer, log messages).
+ *
+ * Every value is also bounded (depth, keys, items, string length) and made JSON-safe.
+ */
+
+import { defineOwn, isSecretKey, MASK, maskToken as sharedMaskToken } from '../../security/mask.ts';
+
+export { MASK };
+
+/** Beyond the shared list (src/security/mask.ts): a few more spellings of credentials. */
+const MORE_SECRET_NAMES = /passcode|pwd|apikey|access[-_]?key|authoriz|sessid|csrf|xsrf|signature|^auth$|^sid$/i;
+/** Named like secrets, but public by design: the profiler's own headers. */
+const PUBLIC_HEADERS = new Set(['x-debug-token', 'x-debug-token-link', 'x-previous-debug-token']);
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token', 'x-csrf-token', 'x-xsrf-token', 'x-amz-security-token']);
+
+/** True for field, parameter and header names that hold credentials. */
+export function isSecretName(name: string): boolean {
+  return isSecretKey(name) || MORE_SECRET_NAMES.test(name);
+}
+
+/** A token shown only by its first characters (enough to tell two apart, useless to replay). */
+export function maskToken(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '';
+  return sharedMaskToken(typeof value === 'string' ? value : String(value));
+}
+
+const CREDENTIAL_IN_TEXT = /\b(Bearer|Basic|Digest|Token)\s+[A-Za-z0-9._~+/=-]{4,}/g;
+const QUERY_PAIR = /([?&;])([^=&#\s"'<>;]+)=([^&#\s"'<>;]*)/g;
+
+/** Masks `Bearer …` credentials and secret query parameters inside free text. */
+export function scrubText(text: string): string {
+  let out = text;
+  if (out.includes('=')) {
+    out = out.replace(QUERY_PAIR, (whole, sep: string, key: string) => (isSecretName(safeDecode(key)) ? `${sep}${key}=${MASK}` : whole));
+  }
+  if (/Bearer|Basic|Digest|Token/.test(out)) out = out.replace(CREDENTIAL_IN_TEXT, (_, scheme: string) => `${scheme} ${MASK}`);
+  return out;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
+}
+
+export interface Bounds {
+  depth: number;
+  keys: number;
+  items: number;
+  string: number;
+}
+
+export const DEFAULT_BOUNDS: Bounds = { depth: 6, keys: 100, items: 100, string: 4096 };
+
+export function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
+}
+
+/**
+ * A JSON-safe, bounded, masked copy of any value: fields with secret names become `******` at any
+ * depth, strings are scrubbed and cut, errors become `{class, message}`, cycles `[circular]`.
+ */
+export function sanitize(value: unknown, bounds: Bounds = DEFAULT_BOUNDS): unknown {
+  return walk(value, bounds, 0, new Set());
+}
+
+function walk(value: unknown, bounds: Bounds, depth: number, seen: Set<object>): unknown {
+  switch (typeof value) {
+    case 'string':
+      return truncate(scrubText(value), bounds.string);
+    case 'number':
+      return Number.isFinite(value) ? value : String(value);
+    case 'boolean':
+      return value;
+    case 'bigint':
+      return value.toString();
+    case 'undefined':
+      return null;
+    case 'symbol':
+      return value.toString();
+    case 'function':
+      return `[function ${(value as { name?: string }).name || 'anonymous'}]`;
+  }
+  if (value === null) return null;
+  const object = value as object;
+  if (object instanceof Date) return Number.isNaN(object.getTime()) ? 'Invalid Date' : object.toISOString();
+  if (object instanceof Error) {
+    const className = (object as { className?: unknown }).className;
+    return { class: typeof className === 'string' ? className : object.name || 'Error', message: truncate(scrubText(object.message), bounds.string) };
+  }
+  if (seen.has(object)) return '[circular]';
+  if (depth >= bounds.depth) return Array.isArray(object) ? `[array(${object.length})]` : '[object]';
+  seen.add(object);
+  try {
+    if (object instanceof Uint8Array) return `[${object.byteLength} bytes]`;
+    if (typeof Blob !== 'undefined' && object instanceof Blob) {
+      const name = (object as { name?: unknown }).name;
+      return { file: typeof name === 'string' ? truncate(name, 256) : null, size: object.size, type: object.type };
+    }
+    if (Array.isArray(object) || object instanceof Set) {
+      const items = Array.isArray(object) ? object : [...object];
+      const out = items.slice(0, bounds.items).map((v) => walk(v, bounds, depth + 1, seen));
+      if (items.length > bounds.items) out.push(`… ${items.length - bounds.items} more items`);
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    const entries: [string, unknown][] = object instanceof Map ? [...object.entries()].map(([k, v]) => [String(k), v]) : safeEntries(object);
+    let n = 0;
+    for (const [key, v] of entries) {
+      if (n++ >= bounds.keys) {
+        defineOwn(out, '…', `${entries.length - bounds.keys} more keys`);
+        break;
+      }
+      defineOwn(out, key, isSecretName(key) && v !== null && v !== undefined && v !== '' ? MASK : walk(v, bounds, depth + 1, seen));
+    }
+    return out;
+  } finally {
+    seen.delete(object);
+  }
+}
+
+function safeEntries(object: object): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  for (const key of Object.keys(object)) {
+    let v: unknown;
+    try {
+      v = (object as Record<string, unknown>)[key];
+    } catch {
+      v = '[unreadable]';
+    }
+    out.push([key, v]);
+  }
+  return out;
+}
+
+/** Masked parameters (query, body, attributes): always a plain object. */
+export function sanitizeRecord(value: Record<string, unknown> | null | undefined, bounds: Bounds = DEFAULT_BOUNDS): Record<string, unknown> {
+  if (!value) return {};
+  const out = sanitize(value, bounds);
+  return out && typeof out === 'object' && !Array.isArray(out) ? (out as Record<string, unknown>) : {};
+}
+
+/** Cookie header value with every value masked: `a=******; b=******`. */
+export function maskCookieHeader(header: string): string {
+  return header
+    .split(';')
+    .map((part) => {
+      const eq = part.indexOf('=');
+      return eq < 0 ? part.trim() : `${part.slice(0, eq).trim()}=${MASK}`;
+    })
+    .filter(Boolean)
+    .join('; ');
+}
+
+/** `name=value; attrs` → name, masked value, attributes. */
+export function parseSetCookie(line: string): { name: string; value: string; attributes: string } {
+  const semi = line.indexOf(';');
+  const pair = semi < 0 ? line : line.slice(0, semi);
+  const eq = pair.indexOf('=');
+  const name = (eq < 0 ? pair : pair.slice(0, eq)).trim();
+  const attributes = semi < 0 ? '' : line.slice(semi + 1).trim();
+  return { name, value: MASK, attributes };
+}
+
+export function maskSetCookie(line: string): string {
+  const { name, attributes } = parseSetCookie(line);
+  return `${name}=${MASK}${attributes ? `; ${attributes}` : ''}`;
+}
+
+/** One header value as stored: credentials masked, cookies masked by value, the rest scrubbed and cut. */
+export function maskHeader(name: string, value: string, maxLength = 4096): string {
+  const key = name.toLowerCase();
+  if (key === 'cookie') return truncate(maskCookieHeader(value), maxLength);
+  if (key === 'set-cookie') return truncate(maskSetCookie(value), maxLength);
+  if (SECRET_HEADERS.has(key) || (isSecretName(key) && !PUBLIC_HEADERS.has(key))) {
+    const space = value.indexOf(' ');
+    // Keep the scheme (`Bearer`, `Basic`): it is useful and not secret.
+    return space > 0 && space < 20 && /^[A-Za-z-]+$/.test(value.slice(0, space)) ? `${value.slice(0, space)} ${MASK}` : MASK;
+  }
+  return truncate(scrubText(value), maxLength);
+}
+
+/** Masked, bounded headers (lower-case names). */
+export function maskHeaders(headers: Iterable<[string, string]>, maxHeaders = 100, maxLength = 4096): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  let n = 0;
+  for (const [name, value] of headers) {
+    const key = name.toLowerCase();
+    const masked = maskHeader(key, value, maxLength);
+    if (key in out) {
+      out[key] = key === 'set-cookie' ? `${out[key]}\n${masked}` : `${out[key]}, ${masked}`;
+      continue;
+    }
+    if (n++ >= maxHeaders) {
+      out['…'] = 'more headers not kept';
+      break;
+    }
+    out[key] = masked;
+  }
+  return out;
+}
+
+/**
+ * The raw request body with secret fields masked: JSON and form bodies field by field, anything else
+ * (multipart, text) by pattern. Bounded to `max` characters.
+ */
+export function maskContent(content: string, contentType: string, max: number): string {
+  const type = contentType.toLowerCase();
+  let out: string | null = null;
+  const trimmed = content.trimStart();
+  if (type.includes('json') || ((trimmed.startsWith('{') || trimmed.startsWith('[')) && content.length <= 1024 * 1024)) {
+    try {
+      out = JSON.stringify(sanitize(JSON.parse(content), { depth: 12, keys: 1000, items: 1000, string: 65536 }), null, 2);
+    } catch {
+      out = null;
+    }
+  }
+  if (out === null && type.includes('x-www-form-urlencoded')) {
+    out = content
+      .split('&')
+      .map((pair) => {
+        const eq = pair.indexOf('=');
+        if (eq < 0) return pair;
+        return isSecretName(safeDecode(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=${MASK}` : pair;
+      })
+      .join('&');
+  }
+  if (out === null) out = maskByPattern(content);
+  return out.length > max ? out.slice(0, max) : out;
+}
+
+const SECRET_KEY_SOURCE = '[A-Za-z0-9_\\-\\[\\].]*(?:passw(?:or)?d|passphrase|pwd|secret|token|api[-_]?key|apikey|credential|csrf|authoriz)[A-Za-z0-9_\\-\\[\\].]*';
+const JSON_FIELD = new RegExp(`("${SECRET_KEY_SOURCE}"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*"|[^,}\\]\\s]+)`, 'gi');
+const MULTIPART_FIELD = new RegExp(`(name="${SECRET_KEY_SOURCE}"[^\\r\\n]*\\r?\\n(?:[^\\r\\n]+\\r?\\n)*\\r?\\n)([^\\r\\n]*)`, 'gi');
+const FORM_FIELD = new RegExp(`((?:^|[&\\s?;])${SECRET_KEY_SOURCE}=)([^&\\s]*)`, 'gi');
+
+function maskByPattern(content: string): string {
+  return scrubText(
+    content
+      .replace(JSON_FIELD, (_, key: string) => `${key}"${MASK}"`)
+      .replace(MULTIPART_FIELD, (_, head: string) => `${head}${MASK}`)
+      .replace(FORM_FIELD, (_, key: string) => `${key}${MASK}`),
+  );
+}

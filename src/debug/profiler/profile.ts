@@ -1,0 +1,156 @@
+/**
+ * What a stored profile holds (CONTRACT §6.2) and the one-line summary the store's index keeps per
+ * profile. Profiles are plain JSON: they are written after the response, read back by the profiler
+ * pages, and may cross processes through the file store.
+ */
+import type { HookName } from '../../kernel/events.ts';
+
+/** Six lower-case hex characters; anything else never reaches a store (no path traversal possible). */
+export const TOKEN_PATTERN = /^[0-9a-f]{6}$/;
+
+export function isToken(value: unknown): value is string {
+  return typeof value === 'string' && TOKEN_PATTERN.test(value);
+}
+
+/** A fresh random token (uniqueness within the store is the Profiler's job). */
+export function randomToken(): string {
+  const bytes = new Uint8Array(3);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** What the index keeps per profile: enough to search and list without opening the profile. */
+export interface ProfileSummary {
+  token: string;
+  ip: string;
+  method: string;
+  url: string;
+  /** Unix time in seconds (as Symfony's profiles). */
+  time: number;
+  status: number;
+  parent: string | null;
+  /** Serialized size of the profile in bytes (the store's byte bound). */
+  bytes?: number;
+}
+
+export interface ProfiledListenerCall {
+  hook: HookName;
+  listener: string;
+  role: string;
+  startMs: number;
+  durationMs: number;
+}
+
+export interface ProfiledLogRecord {
+  datetime: string;
+  level: number;
+  level_name: string;
+  channel: string;
+  /** Interpolated (placeholders filled), masked. */
+  message: string;
+  context: unknown;
+}
+
+export interface ProfiledException {
+  class: string;
+  message: string;
+  status: number;
+  file: string;
+  line: number;
+  stack: string;
+  previous: ProfiledException | null;
+}
+
+export interface ProfiledCookie {
+  name: string;
+  /** Always masked. */
+  value: string;
+  attributes?: string;
+}
+
+export interface Profile {
+  token: string;
+  parent: string | null;
+  children: string[];
+  /** Unix time in seconds; `datetime` is the same instant as ISO 8601 with milliseconds. */
+  time: number;
+  datetime: string;
+  ip: string;
+  method: string;
+  url: string;
+  status: number;
+  statusText: string;
+  route: string | null;
+  controller: string | null;
+  /** Milliseconds from the request's start until the response was ready (kernel.response). */
+  durationMs: number;
+  /** Milliseconds from the request's start until the profile was collected (kernel.terminate). */
+  totalMs: number;
+  /** Resident set size in bytes when collected, when the runtime tells. */
+  memory: number | null;
+  request: {
+    pathInfo: string;
+    realMethod: string;
+    scheme: string;
+    host: string;
+    locale: string | null;
+    format: string | null;
+    isXmlHttpRequest: boolean;
+    query: Record<string, unknown>;
+    body: Record<string, unknown>;
+    attributes: Record<string, unknown>;
+    headers: Record<string, string>;
+    cookies: ProfiledCookie[];
+    contentType: string;
+    /** Raw body (masked), when it was read by the application; bounded. */
+    content: string | null;
+    contentLength: number;
+    contentTruncated: boolean;
+  };
+  response: {
+    headers: Record<string, string>;
+    cookies: ProfiledCookie[];
+    contentType: string | null;
+  };
+  session: {
+    /** Masked. */
+    id: string | null;
+    started: boolean;
+    attributes: Record<string, unknown>;
+  } | null;
+  security: {
+    /** `irms_token`, masked. */
+    token: unknown;
+    memberId: unknown;
+    firewall: string | null;
+    authenticated: boolean;
+  };
+  routing: {
+    route: string | null;
+    params: Record<string, unknown>;
+    controller: string | null;
+    redirect: unknown;
+  };
+  events: ProfiledListenerCall[];
+  notCalledListeners: { hook: HookName; listener: string; role: string }[];
+  logs: ProfiledLogRecord[];
+  droppedLogs: number;
+  exception: ProfiledException | null;
+  /** Anything else the data collectors gathered, masked and bounded. */
+  collectors: Record<string, unknown>;
+  /** Parts cut to keep the profile within its byte bound. */
+  truncated: string[];
+}
+
+export function summaryOf(profile: Profile, bytes: number): ProfileSummary {
+  return {
+    token: profile.token,
+    ip: profile.ip,
+    method: profile.method,
+    url: profile.url.length > 2000 ? profile.url.slice(0, 2000) : profile.url,
+    time: profile.time,
+    status: profile.status,
+    parent: profile.parent,
+    bytes,
+  };
+}

@@ -1,0 +1,165 @@
+/**
+ * The web debug toolbar: the snippet injected into HTML pages (a placeholder, its stylesheet and a
+ * loader script) and the fragment `/_wdt/<token>` answers. The fragment carries no inline style or
+ * script, so a page's Content-Security-Policy only has to let the snippet's nonce through.
+ */
+import type { Profile } from '../profiler/profile.ts';
+import { esc, formatBytes, formatMs, statusTone } from '../profiler/views/common.ts';
+
+export interface ToolbarUrls {
+  profile(token: string, params?: Record<string, string>): string;
+  wdt(token: string): string;
+  search(): string;
+}
+
+const TOOLBAR_CSS = `
+.irms-wdt{position:fixed;left:0;right:0;bottom:0;z-index:2147483000;font:13px/1 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#e5e7eb;text-align:left;letter-spacing:0}
+.irms-wdt *{box-sizing:border-box}
+.irms-wdt-bar{display:flex;align-items:stretch;background:#18171b;border-top:1px solid #2f2f35;box-shadow:0 -2px 8px rgba(0,0,0,.25);height:38px;overflow-x:auto;overflow-y:hidden}
+.irms-wdt a.irms-wdt-block,.irms-wdt span.irms-wdt-block{display:flex;align-items:center;gap:6px;padding:0 12px;color:#e5e7eb;text-decoration:none;border-right:1px solid #2f2f35;white-space:nowrap}
+.irms-wdt a.irms-wdt-block:hover{background:#2a2a31}
+.irms-wdt-value{font-weight:700;font-size:13.5px;color:#fff}
+.irms-wdt-label{color:#a1a1aa;font-size:12px}
+.irms-wdt-success{background:#2f855a}
+.irms-wdt-warning{background:#b7791f}
+.irms-wdt-error{background:#c53030}
+.irms-wdt a.irms-wdt-status:hover{filter:brightness(1.1);background-image:none}
+.irms-wdt-status .irms-wdt-label,.irms-wdt-error .irms-wdt-label{color:#fff;opacity:.95}
+.irms-wdt-badge{display:inline-block;min-width:18px;padding:3px 6px;border-radius:9px;background:#3f3f46;color:#fff;font-size:11px;font-weight:700;text-align:center}
+.irms-wdt-badge-red{background:#dc2626}
+.irms-wdt-badge-yellow{background:#ca8a04}
+.irms-wdt-logo{display:inline-block;width:16px;height:16px;border-radius:4px;background:linear-gradient(135deg,#818cf8,#4f46e5)}
+.irms-wdt-spacer{flex:1}
+.irms-wdt button.irms-wdt-toggle{border:0;background:transparent;color:#a1a1aa;font-size:18px;padding:0 14px;cursor:pointer}
+.irms-wdt button.irms-wdt-toggle:hover{color:#fff;background:#2a2a31}
+.irms-wdt-mini{position:fixed;right:0;bottom:0;z-index:2147483000;display:none}
+.irms-wdt-mini button{border:0;border-radius:6px 0 0 0;background:#18171b;color:#fff;padding:9px 12px;cursor:pointer;font:600 12px -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,sans-serif}
+.irms-wdt-hidden .irms-wdt-bar{display:none}
+.irms-wdt-hidden .irms-wdt-mini{display:block}
+.irms-wdt-loading{display:flex;align-items:center;gap:8px;height:38px;padding:0 14px;background:#18171b;color:#a1a1aa}
+.irms-wdt-loading a{color:#a5b4fc}
+`;
+
+/** The script that fetches `/_wdt/<token>` into the placeholder (retrying while the profile is being stored). */
+function loaderScript(token: string, wdtUrl: string): string {
+  const id = JSON.stringify(`irms-wdt-${token}`);
+  const url = JSON.stringify(wdtUrl);
+  return `(function(){var root=document.getElementById(${id});if(!root)return;var KEY='irms/wdt/hidden';
+function hidden(v){try{if(v===undefined)return localStorage.getItem(KEY)==='1';localStorage.setItem(KEY,v?'1':'0');}catch(e){}return false;}
+function apply(){root.classList.toggle('irms-wdt-hidden',hidden());}
+root.addEventListener('click',function(e){var t=e.target;while(t&&t!==root){if(t.getAttribute&&t.getAttribute('data-irms-wdt-toggle')!==null){e.preventDefault();hidden(!hidden());apply();return;}t=t.parentNode;}});
+function fail(status){var box=root.querySelector('.irms-wdt-loading');if(box)box.firstChild.nodeValue='An error occurred while loading the debug toolbar ('+status+'). ';}
+function load(attempt){var x=new XMLHttpRequest();x.open('GET',${url},true);x.setRequestHeader('X-Requested-With','XMLHttpRequest');
+x.onload=function(){if(x.status===200&&x.responseText){root.innerHTML=x.responseText;root.setAttribute('data-irms-wdt-loaded','1');apply();}else if(x.status===404&&attempt<6){setTimeout(function(){load(attempt+1);},150*(attempt+1));}else{fail(x.status);}};
+x.onerror=function(){fail('network error');};x.send();}
+apply();load(0);})();`.replace(/\n/g, '');
+}
+
+/**
+ * What is injected before `</body>`: a placeholder that already links to the profile (so the profile
+ * is one click away even when scripts are blocked), the toolbar stylesheet and the loader.
+ */
+export function toolbarSnippet(token: string, urls: ToolbarUrls, nonce: string | null): string {
+  const n = nonce ? ` nonce="${esc(nonce)}"` : '';
+  const profile = urls.profile(token);
+  const css = TOOLBAR_CSS.replace(/\n/g, '');
+  return (
+    `<div id="irms-wdt-${esc(token)}" class="irms-wdt" role="region" aria-label="irms-web debug toolbar" data-token="${esc(token)}">` +
+    `<div class="irms-wdt-loading">Loading the debug toolbar… <a href="${esc(profile)}">Open profile ${esc(token)}</a></div></div>` +
+    `<style${n}>${css}</style>` +
+    `<script${n}>${loaderScript(token, urls.wdt(token))}</script>`
+  );
+}
+
+/** The toolbar fragment of a stored profile (`/_wdt/<token>`). */
+export function renderToolbar(profile: Profile, urls: ToolbarUrls): string {
+  const token = profile.token;
+  const link = (panel: string) => esc(urls.profile(token, { panel }));
+  const tone = statusTone(profile.status);
+  const errors = profile.logs.filter((l) => l.level >= 400).length;
+  const warnings = profile.logs.filter((l) => l.level >= 300 && l.level < 400).length;
+  const member = profile.security.memberId;
+  const memberText = member === null || member === undefined ? 'anon.' : typeof member === 'object' ? JSON.stringify(member) : String(member);
+  const blocks: string[] = [
+    `<a class="irms-wdt-block irms-wdt-logo-block" href="${esc(urls.profile(token))}" title="Open the profile of this request"><span class="irms-wdt-logo"></span></a>`,
+    `<a class="irms-wdt-block irms-wdt-status irms-wdt-${tone}" data-irms-wdt="status" href="${link('request')}" title="${esc(`${profile.status} ${profile.statusText} — route ${profile.route ?? 'n/a'} — controller ${profile.controller ?? 'n/a'}`)}"><span class="irms-wdt-value">${esc(profile.status)}</span><span class="irms-wdt-label">@ ${esc(profile.route ?? 'n/a')}</span></a>`,
+    `<a class="irms-wdt-block" data-irms-wdt="time" href="${link('performance')}" title="Total time until the response was ready"><span class="irms-wdt-value">${esc(formatMs(profile.durationMs).split(' ')[0])}</span><span class="irms-wdt-label">${esc(formatMs(profile.durationMs).split(' ')[1] ?? 'ms')}</span></a>`,
+    `<a class="irms-wdt-block" data-irms-wdt="memory" href="${link('performance')}" title="Resident memory of the process"><span class="irms-wdt-value">${esc(formatBytes(profile.memory).split(' ')[0])}</span><span class="irms-wdt-label">${esc(formatBytes(profile.memory).split(' ')[1] ?? '')}</span></a>`,
+    `<a class="irms-wdt-block" data-irms-wdt="logs" href="${link('logs')}" title="${esc(`${profile.logs.length} log records, ${errors} errors, ${warnings} warnings`)}"><span class="irms-wdt-label">Logs</span><span class="irms-wdt-badge">${profile.logs.length}</span>${errors ? `<span class="irms-wdt-badge irms-wdt-badge-red" data-irms-wdt="errors">${errors}</span>` : ''}${warnings ? `<span class="irms-wdt-badge irms-wdt-badge-yellow">${warnings}</span>` : ''}</a>`,
+  ];
+  if (profile.exception) {
+    blocks.push(`<a class="irms-wdt-block irms-wdt-error" data-irms-wdt="exception" href="${link('exception')}" title="${esc(profile.exception.message)}"><span class="irms-wdt-label">${esc(profile.exception.class)}</span></a>`);
+  }
+  blocks.push(
+    `<a class="irms-wdt-block" data-irms-wdt="member" href="${link('security')}" title="Member of this request"><span class="irms-wdt-label">Member</span><span class="irms-wdt-value">${esc(memberText.slice(0, 40))}</span></a>`,
+    `<span class="irms-wdt-spacer"></span>`,
+    `<a class="irms-wdt-block" data-irms-wdt="token" href="${esc(urls.profile(token))}" title="Open the full profile"><span class="irms-wdt-label">Profile</span><span class="irms-wdt-value">${esc(token)}</span></a>`,
+    `<a class="irms-wdt-block" href="${esc(urls.search())}" title="Search earlier requests"><span class="irms-wdt-label">Search</span></a>`,
+    `<button type="button" class="irms-wdt-toggle" data-irms-wdt-toggle title="Hide the toolbar" aria-label="Hide the toolbar">×</button>`,
+  );
+  return `<div class="irms-wdt-bar" role="toolbar" aria-label="Request ${esc(token)}">${blocks.join('')}</div><div class="irms-wdt-mini"><button type="button" data-irms-wdt-toggle title="Show the debug toolbar">irms ${esc(profile.status)}</button></div>`;
+}
+
+const BODY_CLOSE = '</body>';
+
+/** Index of the last `</body>` (ASCII case-insensitive) in a string, or -1. */
+export function lastBodyClose(text: string): number {
+  for (let i = text.length - BODY_CLOSE.length; i >= 0; i--) {
+    if (text.charCodeAt(i) !== 0x3c || text.charCodeAt(i + 1) !== 0x2f) continue;
+    let ok = true;
+    for (let j = 2; j < BODY_CLOSE.length; j++) {
+      if ((text.charCodeAt(i + j) | 0x20) !== BODY_CLOSE.charCodeAt(j)) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) return i;
+  }
+  return -1;
+}
+
+/** Same on bytes (any ASCII-compatible charset), so a byte body is never re-encoded. */
+export function lastBodyCloseBytes(bytes: Uint8Array): number {
+  for (let i = bytes.length - BODY_CLOSE.length; i >= 0; i--) {
+    if (bytes[i] !== 0x3c || bytes[i + 1] !== 0x2f) continue;
+    let ok = true;
+    for (let j = 2; j < BODY_CLOSE.length; j++) {
+      if ((bytes[i + j]! | 0x20) !== BODY_CLOSE.charCodeAt(j)) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) return i;
+  }
+  return -1;
+}
+
+/**
+ * Adds a nonce to a Content-Security-Policy so the snippet runs, as Symfony's CSP handler does: only
+ * to script/style directives that do not already allow inline code (adding a nonce to one that has
+ * 'unsafe-inline' would switch inline code off for the page).
+ */
+export function addCspNonce(csp: string, nonce: string): string {
+  const directives = csp.split(';').map((d) => d.trim()).filter(Boolean);
+  const find = (name: string) => directives.findIndex((d) => d.toLowerCase().split(/\s+/)[0] === name);
+  const allowsInline = (d: string) => /'unsafe-inline'/i.test(d) && !/'nonce-|'sha(256|384|512)-/i.test(d);
+  const defaultIndex = find('default-src');
+  for (const name of ['script-src', 'style-src']) {
+    const i = find(name);
+    if (i >= 0) {
+      if (!allowsInline(directives[i]!)) directives[i] = `${directives[i]} 'nonce-${nonce}'`;
+    } else if (defaultIndex >= 0 && !allowsInline(directives[defaultIndex]!)) {
+      const sources = directives[defaultIndex]!.split(/\s+/).slice(1).filter((s) => s !== "'none'");
+      directives.push([name, ...sources, `'nonce-${nonce}'`].join(' '));
+    }
+  }
+  return directives.join('; ');
+}
+
+export function randomNonce(): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  let s = '';
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s).replace(/=+$/, '');
+}

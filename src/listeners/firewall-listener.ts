@@ -1,0 +1,50 @@
+import type { FinishRequestEvent, RequestEvent } from '../kernel/events.ts';
+import { listener } from '../kernel/hooks.ts';
+import type { Authenticator } from '../security/authenticator.ts';
+import { LOGOUT_PATH_ATTRIBUTE } from '../security/login.ts';
+import { TOKEN_ATTRIBUTE } from '../security/member.ts';
+import type { FirewallMap } from '../security/firewall-map.ts';
+
+/**
+ * Symfony's FirewallListener (SecurityBundle), main request only.
+ * - configureLogoutUrlGenerator: finds the request's firewall in the map (`_firewall`,
+ *   `_firewall_context`) and tells the logout URL generator about it (`logoutUrl(request)`).
+ * - onKernelRequest: runs the firewall. `security: false` firewalls do nothing; lazy firewalls defer
+ *   authentication for GET and HEAD (alike) until something needs the member — LoginListener::setup
+ *   does, before the controller; other methods, and non-lazy firewalls, authenticate now.
+ * - onKernelFinishRequest: resets the logout URL generator, and settles a still-deferred
+ *   authentication as anonymous so nothing after the response (kernel.terminate) loads the session
+ *   that was already saved.
+ */
+export class FirewallListener {
+  constructor(
+    private readonly map: FirewallMap,
+    private readonly authenticator: Authenticator,
+  ) {}
+
+  readonly configureLogoutUrlGenerator = listener<'kernel.request'>('FirewallListener::configureLogoutUrlGenerator', 'logout URL generator configuration', (event: RequestEvent) => {
+    const request = event.request;
+    if (!request.isMainRequest) return;
+    const firewall = this.map.matchRequest(request);
+    this.authenticator.assign(request, firewall);
+    if (firewall !== null && firewall.logoutPath !== null) request.attributes.set(LOGOUT_PATH_ATTRIBUTE, firewall.logoutPath);
+  });
+
+  readonly onKernelRequest = listener<'kernel.request'>('FirewallListener::onKernelRequest', 'security firewall', (event: RequestEvent) => {
+    const request = event.request;
+    if (!request.isMainRequest) return;
+    const firewall = this.authenticator.firewallOf(request);
+    if (firewall === null || !firewall.security) return;
+    const method = request.method;
+    if (firewall.lazy && (method === 'GET' || method === 'HEAD')) return;
+    return this.authenticator.authenticate(request);
+  });
+
+  readonly onKernelFinishRequest = listener<'kernel.finish_request'>('FirewallListener::onKernelFinishRequest', 'firewall cleanup', (event: FinishRequestEvent) => {
+    const request = event.request;
+    if (!request.isMainRequest) return;
+    const attributes = request.attributes;
+    attributes.remove(LOGOUT_PATH_ATTRIBUTE);
+    if (!attributes.has(TOKEN_ATTRIBUTE)) attributes.set(TOKEN_ATTRIBUTE, null);
+  });
+}

@@ -1,0 +1,160 @@
+import type { KernelRequest } from '../http/request.ts';
+import { HttpResponse } from '../http/response.ts';
+import type { ControllerEvent, ResponseEvent } from '../kernel/events.ts';
+import { listener } from '../kernel/hooks.ts';
+import { computedCacheControl, DEFAULT_CACHE_CONTROL, httpDate, parseCacheControl, type Directives } from './cache-control.ts';
+
+type Computed<T> = T | ((request: KernelRequest) => T | Promise<T>);
+
+/** The `cache` route option (Sensio's @Cache). Durations are seconds. */
+export interface CacheOptions {
+  maxAge?: number;
+  sMaxAge?: number;
+  public?: boolean;
+  private?: boolean;
+  mustRevalidate?: boolean;
+  maxStale?: number;
+  staleWhileRevalidate?: number;
+  staleIfError?: number;
+  /** Absolute expiry: a Date, an HTTP/ISO date string, or unix seconds. */
+  expires?: Date | string | number;
+  vary?: string | string[];
+  /** Entity tag (quoted for you unless already `"..."` or `W/"..."`), or a function computing it. */
+  etag?: Computed<string>;
+  /** Last modification: a Date, a date string or unix seconds, or a function computing it. */
+  lastModified?: Computed<Date | string | number>;
+}
+
+const ETAG_ATTRIBUTE = '_cache_etag';
+const LAST_MODIFIED_ATTRIBUTE = '_cache_last_modified';
+const CACHEABLE_STATUSES = new Set([200, 203, 300, 301, 302, 304, 404, 410]);
+
+/** The controller that answers a conditional request whose validators still match. */
+function notModified(): HttpResponse {
+  return new HttpResponse('', 304);
+}
+
+/**
+ * SensioFrameworkExtraBundle's HttpCacheListener.
+ * - onKernelController: with `etag`/`lastModified` in the `cache` option, computes them (functions may
+ *   be async) and, when a GET/HEAD request's `If-None-Match`/`If-Modified-Since` still match, replaces
+ *   the controller by one answering `304 Not Modified` — the real controller does not run.
+ * - onKernelResponse: for statuses 200, 203, 300, 301, 302, 304, 404, 410, applies the option:
+ *   `s-maxage`, `max-age`, `must-revalidate`, `max-stale`, `stale-while-revalidate`, `stale-if-error`
+ *   (each only when the response has none), `Expires`, `Vary`, `public`/`private`, `Last-Modified`,
+ *   `ETag`. Directives are rendered like Symfony (sorted; `private` added when neither public,
+ *   private nor s-maxage is set).
+ */
+export class HttpCacheListener {
+  readonly onKernelController = listener<'kernel.controller'>('HttpCacheListener::onKernelController', 'HTTP cache annotation handling', (event: ControllerEvent) => {
+    const request = event.request;
+    const options = request.attributes.get('_cache') as CacheOptions | undefined;
+    if (!options || (options.etag === undefined && options.lastModified === undefined)) return;
+    const etag = options.etag === undefined ? undefined : evaluate(options.etag, request);
+    const lastModified = options.lastModified === undefined ? undefined : evaluate(options.lastModified, request);
+    if (isPromise(etag) || isPromise(lastModified)) {
+      return Promise.all([etag, lastModified]).then(([e, l]) => validate(event, e as string | undefined, l as Date | string | number | undefined));
+    }
+    validate(event, etag as string | undefined, lastModified as Date | string | number | undefined);
+  });
+
+  readonly onKernelResponse = listener<'kernel.response'>('HttpCacheListener::onKernelResponse', 'HTTP cache headers', (event: ResponseEvent) => {
+    const request = event.request;
+    const options = request.attributes.get('_cache') as CacheOptions | undefined;
+    if (!options) return;
+    const response = event.response;
+    if (!CACHEABLE_STATUSES.has(response.status)) return;
+    const headers = response.headers;
+    const current = headers.get('cache-control');
+    const directives: Directives = current === null || request.attributes.get(DEFAULT_CACHE_CONTROL) === true ? new Map() : parseCacheControl(current);
+
+    setIfAbsent(directives, 's-maxage', options.sMaxAge);
+    if (options.mustRevalidate) directives.set('must-revalidate', true);
+    setIfAbsent(directives, 'max-age', options.maxAge);
+    setIfAbsent(directives, 'max-stale', options.maxStale);
+    setIfAbsent(directives, 'stale-while-revalidate', options.staleWhileRevalidate);
+    setIfAbsent(directives, 'stale-if-error', options.staleIfError);
+    if (options.expires !== undefined && !headers.has('expires')) {
+      const expires = httpDate(options.expires);
+      if (expires !== null) headers.set('expires', expires);
+    }
+    if (options.vary !== undefined) {
+      const wanted = Array.isArray(options.vary) ? options.vary : [options.vary];
+      const existing = (headers.get('vary') ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+      for (const v of wanted) if (!existing.some((e) => e.toLowerCase() === v.toLowerCase())) existing.push(v);
+      if (existing.length) headers.set('vary', existing.join(', '));
+    }
+    if (options.private === true || options.public === false) {
+      directives.delete('public');
+      directives.set('private', true);
+    }
+    if (options.public === true || options.private === false) {
+      directives.delete('private');
+      directives.set('public', true);
+    }
+    const lastModified = request.attributes.get(LAST_MODIFIED_ATTRIBUTE);
+    if (typeof lastModified === 'string' && !headers.has('last-modified')) headers.set('last-modified', lastModified);
+    const etag = request.attributes.get(ETAG_ATTRIBUTE);
+    if (typeof etag === 'string' && !headers.has('etag')) headers.set('etag', etag);
+
+    headers.set('cache-control', computedCacheControl(directives, headers.has('last-modified') || headers.has('expires')));
+    if (directives.size > 0) request.attributes.remove(DEFAULT_CACHE_CONTROL);
+  });
+}
+
+function isPromise(value: unknown): value is Promise<unknown> {
+  return value !== null && typeof value === 'object' && typeof (value as Promise<unknown>).then === 'function';
+}
+
+function evaluate<T>(value: Computed<T>, request: KernelRequest): T | Promise<T> {
+  return typeof value === 'function' ? (value as (r: KernelRequest) => T | Promise<T>)(request) : value;
+}
+
+function setIfAbsent(directives: Directives, name: string, value: number | undefined): void {
+  if (value === undefined || directives.has(name)) return;
+  const seconds = Math.max(0, Math.floor(Number(value)));
+  if (Number.isFinite(seconds)) directives.set(name, String(seconds));
+}
+
+/** `"x"` for `x`; already quoted or weak tags are kept. */
+export function quoteEtag(etag: string): string {
+  if (etag.startsWith('"') || etag.startsWith('W/"')) return etag;
+  return `"${etag.replace(/"/g, '')}"`;
+}
+
+function validate(event: ControllerEvent, etag: string | undefined, lastModified: Date | string | number | undefined): void {
+  const request = event.request;
+  const tag = etag === undefined || etag === null || etag === '' ? null : quoteEtag(String(etag));
+  const modified = lastModified === undefined || lastModified === null ? null : httpDate(lastModified);
+  if (tag !== null) request.attributes.set(ETAG_ATTRIBUTE, tag);
+  if (modified !== null) request.attributes.set(LAST_MODIFIED_ATTRIBUTE, modified);
+  const method = request.method;
+  if ((method === 'GET' || method === 'HEAD') && isNotModified(request, tag, modified)) {
+    event.setController(notModified);
+  }
+}
+
+/** Symfony's Response::isNotModified: every validator the request sent must match. */
+export function isNotModified(request: KernelRequest, etag: string | null, lastModified: string | null): boolean {
+  const ifNoneMatch = request.headers.get('if-none-match');
+  const ifModifiedSince = request.headers.get('if-modified-since');
+  let notModified = false;
+  if (ifNoneMatch) {
+    if (etag === null) return false;
+    const ours = etag.startsWith('W/') ? etag.slice(2) : etag;
+    for (const candidate of ifNoneMatch.split(',')) {
+      let t = candidate.trim();
+      if (t.startsWith('W/')) t = t.slice(2);
+      if (t === ours || t === '*') {
+        notModified = true;
+        break;
+      }
+    }
+  }
+  if (ifModifiedSince && lastModified !== null) {
+    const since = Date.parse(ifModifiedSince);
+    const modified = Date.parse(lastModified);
+    notModified = !Number.isNaN(since) && since >= modified && (!ifNoneMatch || notModified);
+  }
+  return notModified;
+}

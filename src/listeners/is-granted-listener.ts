@@ -1,0 +1,31 @@
+import type { ControllerArgumentsEvent } from '../kernel/events.ts';
+import { listener } from '../kernel/hooks.ts';
+import { getMember, isGranted } from '../security/member.ts';
+import { denied } from './security-listener.ts';
+
+/**
+ * The `isGranted` route option (Sensio's @IsGranted): a role or authentication attribute
+ * (`'ROLE_ADMIN'`, `'IS_AUTHENTICATED_FULLY'`), a list of them (any one grants access, like Symfony's
+ * affirmative decision), or `{ attributes, message?, statusCode? }`.
+ */
+export type IsGrantedOption = string | string[] | { attributes: string | string[]; message?: string; statusCode?: number };
+
+/**
+ * SensioFrameworkExtraBundle's IsGrantedListener: checks the `isGranted` option (attribute
+ * `_is_granted`) against the member's roles before the controller runs. Denied: 401 for anonymous
+ * requests, 403 `Access Denied by controller annotation @IsGranted("ROLE_X")` (or the option's
+ * message/status) for members.
+ */
+export class IsGrantedListener {
+  readonly onKernelControllerArguments = listener<'kernel.controller_arguments'>('IsGrantedListener::onKernelControllerArguments', 'granted-role annotation check', (event: ControllerArgumentsEvent) => {
+    const request = event.request;
+    const option = request.attributes.get('_is_granted') as IsGrantedOption | undefined;
+    if (option === undefined || option === null) return;
+    const spec = typeof option === 'object' && !Array.isArray(option) ? option : { attributes: option };
+    const attributes = Array.isArray(spec.attributes) ? spec.attributes : [spec.attributes];
+    const member = getMember(request);
+    for (const attribute of attributes) if (isGranted(member, attribute)) return;
+    const shown = attributes.length === 1 ? `"${attributes[0]}"` : `[${attributes.map((a) => `"${a}"`).join(', ')}]`;
+    throw denied(member, spec.message ?? `Access Denied by controller annotation @IsGranted(${shown})`, spec.statusCode);
+  });
+}

@@ -1,0 +1,129 @@
+import { parseQuery, type KernelRequest } from '../http/request.ts';
+import { HttpResponse } from '../http/response.ts';
+import type { RequestEvent } from '../kernel/events.ts';
+import { listener } from '../kernel/hooks.ts';
+
+/** PHP's json_decode depth: nesting deeper than this is a decode error (400). */
+export const MAX_JSON_DEPTH = 512;
+
+const JSON_TYPES = new Set(['application/json', 'application/x-json']);
+const FORM = 'application/x-www-form-urlencoded';
+const MULTIPART = 'multipart/form-data';
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const lenientUtf8 = new TextDecoder();
+
+/**
+ * The qandidate JsonRequestTransformerListener (symfony-reference.md §8), plus form bodies.
+ *
+ * `Content-Type` `application/json` or `application/x-json` (parameters after `;` allowed; the media
+ * type is compared case-insensitively, RFC 9110): an empty body (or `0`) changes nothing; a JSON object
+ * or array replaces the body parameters (arrays give keys `0`, `1`, ...); `null`/`true`/`false` change
+ * nothing; invalid JSON, invalid UTF-8, a number, a string, or nesting deeper than 512 → a plain `400`
+ * `Unable to parse request.` set on the event, so routing and the firewall never run. The parameters
+ * live in a null-prototype bag, and JSON.parse makes `__proto__`/`constructor` own keys of nested
+ * objects, so no key ever reaches a prototype.
+ *
+ * `application/x-www-form-urlencoded` and `multipart/form-data` bodies fill the body parameters too
+ * (uploaded files arrive as `File` values); an unreadable multipart body is the same 400.
+ *
+ * Bodies are read through `request.content()`, bounded by BODY_LIMIT: a Content-Length over the limit is
+ * refused before a byte is read, a chunked body is cut off as soon as it passes the limit, and the
+ * PayloadTooLargeHttpException becomes a 413 response. Requests without such a Content-Type are not read.
+ */
+export class JsonRequestTransformerListener {
+  readonly onKernelRequest = listener<'kernel.request'>('JsonRequestTransformerListener::onKernelRequest', 'JSON request transformation', (event: RequestEvent) => {
+    const request = event.request;
+    const header = request.source.header('content-type');
+    if (header === null) return;
+    const type = mediaType(header);
+    // Symfony's getContentType() compares the JSON types case-sensitively; form types are read by PHP itself.
+    if (JSON_TYPES.has(type)) return transformJson(event, request);
+    const lower = type.toLowerCase();
+    if (lower === FORM) return transformForm(request);
+    if (lower === MULTIPART) return transformMultipart(event, request, header);
+  });
+}
+
+function mediaType(header: string): string {
+  const semi = header.indexOf(';');
+  return (semi < 0 ? header : header.slice(0, semi)).trim();
+}
+
+function badRequest(event: RequestEvent): void {
+  event.setResponse(new HttpResponse('Unable to parse request.', 400));
+}
+
+async function transformJson(event: RequestEvent, request: KernelRequest): Promise<void> {
+  const bytes = await request.content();
+  if (bytes.byteLength === 0 || (bytes.byteLength === 1 && bytes[0] === 0x30)) return;
+  let data: unknown;
+  try {
+    const text = strictUtf8.decode(bytes);
+    if (text.length > MAX_JSON_DEPTH * 2 && nestingDepth(text) > MAX_JSON_DEPTH) return badRequest(event);
+    data = JSON.parse(text);
+  } catch {
+    return badRequest(event);
+  }
+  if (data === null || typeof data === 'boolean') return;
+  if (typeof data !== 'object') return badRequest(event);
+  request.request.replace(Array.isArray(data) ? arrayToRecord(data) : (data as Record<string, unknown>));
+}
+
+function transformForm(request: KernelRequest): Promise<void> {
+  return request.content().then((bytes) => {
+    if (bytes.byteLength === 0) return;
+    // Form bodies are latin-1-safe ASCII by construction; invalid UTF-8 in escapes is kept as sent.
+    request.request.replace(parseQuery(lenientUtf8.decode(bytes)));
+  });
+}
+
+async function transformMultipart(event: RequestEvent, request: KernelRequest, header: string): Promise<void> {
+  const bytes = await request.content();
+  if (bytes.byteLength === 0) return;
+  let form: FormData;
+  try {
+    form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { 'content-type': header } }).formData();
+  } catch {
+    return badRequest(event);
+  }
+  const params: Record<string, unknown> = Object.create(null);
+  for (const [key, value] of form) {
+    if (key.endsWith('[]')) {
+      const name = key.slice(0, -2);
+      const existing = params[name];
+      if (Array.isArray(existing)) existing.push(value);
+      else params[name] = [value];
+    } else {
+      params[key] = value;
+    }
+  }
+  request.request.replace(params);
+}
+
+/** A JSON array as body parameters: keys `0`, `1`, ... in a null-prototype object. */
+function arrayToRecord(list: unknown[]): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null);
+  for (let i = 0; i < list.length; i++) out[i] = list[i];
+  return out;
+}
+
+/**
+ * The deepest `[`/`{` nesting of a JSON text, strings skipped. Only called for texts long enough to
+ * be deeper than the limit; linear, no recursion.
+ */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) max = depth;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return max;
+}

@@ -1,0 +1,83 @@
+import type { KernelRequest } from '../http/request.ts';
+import type { FinishRequestEvent, RequestEvent } from '../kernel/events.ts';
+import { listener } from '../kernel/hooks.ts';
+
+/** Request attribute: the locale the request had before the route's `_locale` applied (restored on finish). */
+const PREVIOUS_LOCALE = '_previous_locale';
+
+/**
+ * Symfony's LocaleListener.
+ * - setDefaultLocale (before routing): the request's default locale is the configured one.
+ * - onKernelRequest (after routing): a truthy `_locale` route attribute becomes the request locale
+ *   (restricted to `enabledLocales` when that list is set); otherwise, with `enabledLocales` set, the
+ *   best `Accept-Language` match among them is used and the response varies on that header.
+ * - onKernelFinishRequest: a sub-request (a request handled inside another one) gets back the locale
+ *   it had before its route changed it, so the outer request continues with its own; a main request
+ *   keeps its locale (as in Symfony), which is what the profile and kernel.terminate see.
+ */
+export class LocaleListener {
+  private readonly enabled: ReadonlySet<string> | null;
+
+  constructor(
+    private readonly defaultLocale: string,
+    enabledLocales: readonly string[] = [],
+  ) {
+    this.enabled = enabledLocales.length ? new Set(enabledLocales) : null;
+  }
+
+  readonly setDefaultLocale = listener<'kernel.request'>('LocaleListener::setDefaultLocale', 'default locale', (event: RequestEvent) => {
+    event.request.defaultLocale = this.defaultLocale;
+  });
+
+  readonly onKernelRequest = listener<'kernel.request'>('LocaleListener::onKernelRequest', 'locale from request', (event: RequestEvent) => {
+    const request = event.request;
+    const locale = request.attributes.get('_locale');
+    if (typeof locale === 'string' && locale !== '') {
+      if (this.enabled === null || this.enabled.has(locale)) this.apply(request, locale);
+      return;
+    }
+    if (this.enabled !== null) {
+      const preferred = preferredLanguage(request.headers.get('accept-language'), this.enabled);
+      if (preferred !== null) {
+        this.apply(request, preferred);
+        request.attributes.set('_vary_by_language', true);
+      }
+    }
+  });
+
+  readonly onKernelFinishRequest = listener<'kernel.finish_request'>('LocaleListener::onKernelFinishRequest', 'locale restore', (event: FinishRequestEvent) => {
+    const request = event.request;
+    if (request.isMainRequest) return;
+    const previous = request.attributes.get(PREVIOUS_LOCALE);
+    if (typeof previous === 'string') request.setLocale(previous);
+  });
+
+  private apply(request: KernelRequest, locale: string): void {
+    if (!request.isMainRequest) request.attributes.set(PREVIOUS_LOCALE, request.locale);
+    request.setLocale(locale);
+  }
+}
+
+/** The best `Accept-Language` entry among `enabled` (exact tag, then its primary language), or null. */
+export function preferredLanguage(header: string | null, enabled: ReadonlySet<string>): string | null {
+  if (!header) return null;
+  let best: string | null = null;
+  let bestQ = 0;
+  const parts = header.split(',', 32);
+  for (const part of parts) {
+    const [tag, ...params] = part.trim().split(';');
+    let q = 1;
+    for (const p of params) {
+      const [k, v] = p.trim().split('=');
+      if (k === 'q') q = Number(v);
+    }
+    if (!(q > bestQ)) continue;
+    const normalized = tag.trim().replace('-', '_');
+    const candidate = enabled.has(normalized) ? normalized : enabled.has(normalized.split('_')[0]) ? normalized.split('_')[0] : null;
+    if (candidate !== null) {
+      best = candidate;
+      bestQ = q;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,78 @@
+import type { KernelRequest } from '../http/request.ts';
+import { HttpResponse } from '../http/response.ts';
+import type { ControllerEvent } from '../kernel/events.ts';
+import { UnauthorizedHttpException } from '../kernel/exceptions.ts';
+import { listener } from '../kernel/hooks.ts';
+import type { Authenticator } from '../security/authenticator.ts';
+import { IRMS_TOKEN_ATTRIBUTE, MEMBER_ID_ATTRIBUTE } from '../security/login.ts';
+import { maskToken } from '../security/mask.ts';
+import { getMember } from '../security/member.ts';
+
+export interface LoginListenerOptions {
+  authenticator: Authenticator;
+  /** Log the INFO `app` record (false when the stream drops INFO and no request keeps records). */
+  logInfo: boolean;
+  /** Where anonymous HTML clients of `requiresLogin` routes are sent ('' = 401). */
+  loginPath: string;
+}
+
+const UNAUTHORIZED_MESSAGE = 'Full authentication is required to access this resource.';
+
+/**
+ * The application's login listeners (CONTRACT §8.5).
+ * - setup (first kernel.controller listener): settles the firewall's (lazy) authentication — session
+ *   member, bearer token or remember-me cookie — and records `irms_token` and `member_id` as request
+ *   attributes (empty strings when anonymous), then logs them at INFO on channel `app` with context
+ *   exactly `{ irms_token, member_id }`, the token masked to its first 4 characters plus `…`.
+ * - check: routes with the `requiresLogin` option reject anonymous requests — 401 with
+ *   `WWW-Authenticate: Bearer` (JSON clients get problem+json from the error listener), or, for HTML
+ *   clients when a login path is configured (LOGIN_PATH), a 302 to it. HEAD is treated as GET (nothing
+ *   here depends on the method).
+ */
+export class LoginListener {
+  private readonly authenticator: Authenticator;
+  private readonly logInfo: boolean;
+  private readonly loginPath: string;
+  private readonly redirectToLogin: (request: KernelRequest) => HttpResponse;
+
+  constructor(options: LoginListenerOptions) {
+    this.authenticator = options.authenticator;
+    this.logInfo = options.logInfo;
+    this.loginPath = options.loginPath;
+    const loginPath = options.loginPath;
+    this.redirectToLogin = function redirectToLogin(request: KernelRequest): HttpResponse {
+      const absolute = loginPath[0] === '/' && loginPath[1] !== '/' && loginPath[1] !== '\\' && request.getHost() !== '' ? request.getSchemeAndHttpHost() + loginPath : loginPath;
+      return HttpResponse.redirect(absolute, 302);
+    };
+  }
+
+  readonly setup = listener<'kernel.controller'>('LoginListener::setup', 'login setup', (event: ControllerEvent) => {
+    const request = event.request;
+    const pending = this.authenticator.authenticate(request);
+    if (pending) return pending.then(() => this.record(request));
+    this.record(request);
+  });
+
+  readonly check = listener<'kernel.controller'>('LoginListener::check', 'login check', (event: ControllerEvent) => {
+    const request = event.request;
+    const options = request.attributes.get('_route_options') as { requiresLogin?: unknown } | undefined;
+    if (!options || !options.requiresLogin || getMember(request) !== null) return;
+    if (this.loginPath !== '' && !request.prefersJson() && !request.isXmlHttpRequest()) {
+      request.logger.info('security', 'Anonymous request to a route that requires login; redirecting to the login path.');
+      event.setController(this.redirectToLogin);
+      return;
+    }
+    throw new UnauthorizedHttpException('Bearer', UNAUTHORIZED_MESSAGE);
+  });
+
+  private record(request: KernelRequest): void {
+    const member = getMember(request);
+    const irmsToken = member ? member.irmsToken : '';
+    const memberId = member ? member.memberId : '';
+    request.attributes.set(IRMS_TOKEN_ATTRIBUTE, irmsToken);
+    request.attributes.set(MEMBER_ID_ATTRIBUTE, memberId);
+    if (this.logInfo) {
+      request.logger.info('app', 'Login setup: irms_token "{irms_token}", member_id "{member_id}".', { irms_token: maskToken(irmsToken), member_id: memberId });
+    }
+  }
+}

@@ -1,0 +1,90 @@
+import type { KernelRequest } from '../http/request.ts';
+import type { ControllerEvent } from '../kernel/events.ts';
+import { NotFoundHttpException } from '../kernel/exceptions.ts';
+import { listener } from '../kernel/hooks.ts';
+
+/** A custom converter: the raw route value in, the converted value out; null/undefined = not found (404). */
+export type ConverterFunction = (value: unknown, request: KernelRequest) => unknown;
+
+/**
+ * The `converters` route option: parameter name → `'int'`, `'float'`, `'date'`, `'bool'`, a function
+ * (possibly async), or `{ converter, optional }` (an absent parameter is then left alone).
+ */
+export type ConverterSpec = 'int' | 'float' | 'date' | 'bool' | ConverterFunction | { converter: 'int' | 'float' | 'date' | 'bool' | ConverterFunction; optional?: boolean };
+
+const INTEGER = /^-?\d{1,16}$/;
+const FLOAT = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * SensioFrameworkExtraBundle's ParamConverterListener: converts route parameters named in the
+ * `converters` option (request attribute `_converters`) into typed values, in place in the request
+ * attributes. A value that cannot be converted is a 404 (`Invalid integer given for parameter "id".`,
+ * `Invalid date given for parameter "day".`, `"member" object not found by the "converters" route
+ * option.` when a custom converter answers null). Custom converters may be async; errors they throw
+ * keep their own status when they are HTTP errors.
+ */
+export class ParamConverterListener {
+  readonly onKernelController = listener<'kernel.controller'>('ParamConverterListener::onKernelController', 'parameter conversion', (event: ControllerEvent) => {
+    const request = event.request;
+    const converters = request.attributes.get('_converters') as Record<string, ConverterSpec> | undefined;
+    if (!converters || typeof converters !== 'object') return;
+    let pending: Promise<void>[] | null = null;
+    for (const name of Object.keys(converters)) {
+      const result = convert(request, name, converters[name]);
+      if (result) (pending ??= []).push(result);
+    }
+    if (pending) return Promise.all(pending).then(() => undefined);
+  });
+}
+
+function convert(request: KernelRequest, name: string, spec: ConverterSpec): void | Promise<void> {
+  const converter = typeof spec === 'object' && spec !== null ? spec.converter : spec;
+  const optional = typeof spec === 'object' && spec !== null && spec.optional === true;
+  const attributes = request.attributes;
+  const value = attributes.get(name);
+  if (value === undefined || value === null || value === '') {
+    if (optional) return;
+    throw new NotFoundHttpException(`Missing value for parameter "${name}".`);
+  }
+  if (typeof converter === 'function') {
+    const converted = converter(value, request);
+    if (converted !== null && typeof converted === 'object' && typeof (converted as Promise<unknown>).then === 'function') {
+      return (converted as Promise<unknown>).then((v) => store(request, name, v));
+    }
+    store(request, name, converted);
+    return;
+  }
+  const text = String(value);
+  switch (converter) {
+    case 'int': {
+      if (!INTEGER.test(text) || !Number.isSafeInteger(Number(text))) throw new NotFoundHttpException(`Invalid integer given for parameter "${name}".`);
+      attributes.set(name, Number(text));
+      return;
+    }
+    case 'float': {
+      if (!FLOAT.test(text) || !Number.isFinite(Number(text))) throw new NotFoundHttpException(`Invalid number given for parameter "${name}".`);
+      attributes.set(name, Number(text));
+      return;
+    }
+    case 'bool': {
+      if (text === '1' || text === 'true') attributes.set(name, true);
+      else if (text === '0' || text === 'false') attributes.set(name, false);
+      else throw new NotFoundHttpException(`Invalid boolean given for parameter "${name}".`);
+      return;
+    }
+    case 'date': {
+      const date = DATE.test(text) ? new Date(text) : null;
+      if (date === null || Number.isNaN(date.getTime())) throw new NotFoundHttpException(`Invalid date given for parameter "${name}".`);
+      attributes.set(name, date);
+      return;
+    }
+    default:
+      throw new Error(`Unknown converter ${JSON.stringify(converter)} for parameter "${name}" (use int, float, date, bool or a function).`);
+  }
+}
+
+function store(request: KernelRequest, name: string, value: unknown): void {
+  if (value === null || value === undefined) throw new NotFoundHttpException(`"${name}" object not found by the "converters" route option.`);
+  request.attributes.set(name, value);
+}

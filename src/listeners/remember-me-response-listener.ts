@@ -1,0 +1,54 @@
+import type { KernelRequest } from '../http/request.ts';
+import type { HttpResponse } from '../http/response.ts';
+import type { ResponseEvent } from '../kernel/events.ts';
+import { listener } from '../kernel/hooks.ts';
+import { REMEMBER_ME_PURPOSE, type RememberMeCookieAction } from '../security/authenticator.ts';
+import { REMEMBER_ME_COOKIE_ATTRIBUTE } from '../security/member.ts';
+import type { Signer } from '../security/signing.ts';
+
+export interface RememberMeOptions {
+  signer: Signer;
+  cookieName: string;
+  lifetimeSeconds: number;
+}
+
+/**
+ * Symfony's RememberMe ResponseListener (main request): when a login asked for it
+ * (`logIn(request, { rememberMe: true })`), the response gets the remember-me cookie — the member
+ * signed with HMAC-SHA256 and APP_SECRET, an expiry inside the signature, HttpOnly, SameSite=Lax,
+ * Secure on HTTPS. Logout or a rejected cookie clears it (only when the client has one).
+ */
+export class RememberMeResponseListener {
+  constructor(private readonly options: RememberMeOptions) {}
+
+  readonly onKernelResponse = listener<'kernel.response'>('RememberMeResponseListener::onKernelResponse', 'remember-me cookie handling', (event: ResponseEvent) => {
+    const request = event.request;
+    if (!request.isMainRequest) return;
+    const action = request.attributes.get(REMEMBER_ME_COOKIE_ATTRIBUTE) as RememberMeCookieAction | undefined;
+    if (action === undefined || action === null) return;
+    const response = event.response;
+    if (action.action === 'clear') {
+      if (request.source.header('cookie') !== null && request.cookies.has(this.options.cookieName)) {
+        response.headers.clearCookie(this.options.cookieName, this.cookieOptions(request));
+      }
+      return;
+    }
+    return this.setCookie(request, response, action);
+  });
+
+  private async setCookie(request: KernelRequest, response: HttpResponse, action: Extract<RememberMeCookieAction, { action: 'set' }>): Promise<void> {
+    const { member } = action;
+    const lifetime = this.options.lifetimeSeconds;
+    const value = await this.options.signer.seal(REMEMBER_ME_PURPOSE, {
+      m: member.memberId,
+      t: member.irmsToken,
+      r: member.roles,
+      e: Math.floor(Date.now() / 1000) + lifetime,
+    });
+    response.headers.setCookie(this.options.cookieName, value, { ...this.cookieOptions(request), maxAge: lifetime });
+  }
+
+  private cookieOptions(request: KernelRequest) {
+    return { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: request.isSecure() };
+  }
+}

@@ -1,0 +1,111 @@
+import type { ResponseEvent } from '../kernel/events.ts';
+import { listener } from '../kernel/hooks.ts';
+import { computedCacheControl, DEFAULT_CACHE_CONTROL, parseCacheControl } from './cache-control.ts';
+
+/** MIME types for the `_format` request attribute (Symfony's Request::$formats, first entries). */
+const FORMAT_MIME: Record<string, string> = Object.assign(Object.create(null), {
+  html: 'text/html',
+  txt: 'text/plain',
+  js: 'application/javascript',
+  css: 'text/css',
+  json: 'application/json',
+  jsonld: 'application/ld+json',
+  xml: 'text/xml',
+  rdf: 'application/rdf+xml',
+  atom: 'application/atom+xml',
+  rss: 'application/rss+xml',
+  form: 'application/x-www-form-urlencoded',
+});
+
+/** Request attribute: the response was a stream whose body HEAD dropped. */
+export const STREAMED_ATTRIBUTE = '_streamed_response';
+
+const TEXT_TYPE = /^\s*text\//i;
+const CHARSET = /;\s*charset=/i;
+const EXPLICIT_SCOPE = /\b(?:public|private|s-maxage)\b/i;
+const SECURE_ATTRIBUTE = /;\s*secure\s*(?:;|$)/i;
+
+/**
+ * Symfony's ResponseListener + Response::prepare, for the main request:
+ * - content type: from `_format`, else `text/html; charset=UTF-8`; `text/*` without a charset gets
+ *   `; charset=UTF-8`;
+ * - Cache-Control: responses without one get Symfony's computed default (`no-cache, private`, or
+ *   `private, must-revalidate` with Last-Modified/Expires); one without public/private/s-maxage gets
+ *   `private`; a 301 keeps none (Symfony's RedirectResponse drops it for permanent redirects);
+ * - 1xx/204/304: no body, no Content-Type/Content-Length; HEAD: empty body, GET's headers kept (a
+ *   stream body is cancelled, not read);
+ * - Transfer-Encoding removes Content-Length; cookies of an HTTPS request are marked `secure`;
+ *   `Vary: Accept-Language` when the locale came from that header.
+ */
+export class ResponseListener {
+  constructor(private readonly charset = 'UTF-8') {}
+
+  readonly onKernelResponse = listener<'kernel.response'>('ResponseListener::onKernelResponse', 'response preparation', (event: ResponseEvent) => {
+    const request = event.request;
+    if (!request.isMainRequest) return;
+    const response = event.response;
+    const headers = response.headers;
+
+    if (request.attributes.get('_vary_by_language') === true) headers.append('vary', 'Accept-Language');
+
+    if (response.isEmptyStatus()) {
+      dropBody(response);
+      headers.delete('content-type');
+      headers.delete('content-length');
+    } else {
+      const type = headers.get('content-type');
+      if (type === null) {
+        const format = request.attributes.get('_format');
+        const mime = typeof format === 'string' ? FORMAT_MIME[format] : undefined;
+        headers.set('content-type', mime === undefined || mime === 'text/html' ? `text/html; charset=${this.charset}` : mime.startsWith('text/') ? `${mime}; charset=${this.charset}` : mime);
+      } else if (TEXT_TYPE.test(type) && !CHARSET.test(type)) {
+        headers.set('content-type', `${type}; charset=${this.charset}`);
+      }
+      if (headers.has('transfer-encoding')) headers.delete('content-length');
+      if (request.realMethod === 'HEAD') {
+        // GET's Content-Length stays visible for a fixed body (Symfony keeps the header, not the body).
+        if (!headers.has('content-length') && !headers.has('transfer-encoding')) {
+          const length = byteLength(response.body);
+          if (length !== null) headers.set('content-length', String(length));
+        }
+        // StreamedResponseListener still treats it as the streamed response GET would get.
+        if (response.isStreamed) request.attributes.set(STREAMED_ATTRIBUTE, true);
+        dropBody(response);
+      }
+    }
+
+    const cacheControl = headers.get('cache-control');
+    if (cacheControl === null) {
+      if (response.status !== 301) {
+        headers.set('cache-control', headers.has('last-modified') || headers.has('expires') ? 'private, must-revalidate' : 'no-cache, private');
+        // Only the cache option and the session rewrite Cache-Control later: they need to know it is a default.
+        if (request.sessionIfCreated !== null || request.attributes.has('_cache')) request.attributes.set(DEFAULT_CACHE_CONTROL, true);
+      }
+    } else if (!EXPLICIT_SCOPE.test(cacheControl)) {
+      headers.set('cache-control', computedCacheControl(parseCacheControl(cacheControl), false));
+    }
+
+    if (headers.has('set-cookie') && request.isSecure()) {
+      const cookies = headers.getSetCookies();
+      headers.delete('set-cookie');
+      for (const line of cookies) headers.append('set-cookie', SECURE_ATTRIBUTE.test(line) ? line : `${line}; secure`);
+    }
+  });
+}
+
+const encoder = new TextEncoder();
+
+function byteLength(body: unknown): number | null {
+  if (typeof body === 'string') return encoder.encode(body).byteLength;
+  if (body instanceof Uint8Array) return body.byteLength;
+  return null;
+}
+
+/** Empties the body; a stream is cancelled so its source stops producing. */
+function dropBody(response: { body: unknown }): void {
+  const body = response.body;
+  if (body !== null && typeof body === 'object' && typeof (body as ReadableStream).cancel === 'function') {
+    (body as ReadableStream).cancel().catch(() => {});
+  }
+  response.body = '';
+}

@@ -1,0 +1,71 @@
+import type { KernelRequest } from '../http/request.ts';
+import type { ControllerArgumentsEvent } from '../kernel/events.ts';
+import { AccessDeniedHttpException, HttpException, UnauthorizedHttpException } from '../kernel/exceptions.ts';
+import { listener } from '../kernel/hooks.ts';
+import { getMember, isGranted, rolesOf, type Member } from '../security/member.ts';
+
+/** What a `security` predicate gets. `method` reads HEAD as GET. */
+export interface SecurityContext {
+  request: KernelRequest;
+  member: Member | null;
+  roles: readonly string[];
+  method: string;
+  /** Route parameters (after conversion). */
+  params: Record<string, unknown>;
+  isGranted(attribute: string): boolean;
+}
+
+export type SecurityPredicate = (context: SecurityContext) => boolean | Promise<boolean>;
+
+/** The `security` route option (Sensio's @Security): a predicate, or one with its own message/status. */
+export type SecurityOption = SecurityPredicate | { predicate: SecurityPredicate; message?: string; statusCode?: number };
+
+export const UNAUTHORIZED_MESSAGE = 'Full authentication is required to access this resource.';
+
+/** The 401 for anonymous requests, the 403 (or configured status) for members. */
+export function denied(member: Member | null, message: string, statusCode?: number): HttpException {
+  if (statusCode !== undefined) return new HttpException(statusCode, message);
+  if (member === null) return new UnauthorizedHttpException('Bearer', UNAUTHORIZED_MESSAGE, new AccessDeniedHttpException(message));
+  return new AccessDeniedHttpException(message);
+}
+
+/** Builds the predicate context (only for routes that have a `security` option). */
+export function securityContext(request: KernelRequest): SecurityContext {
+  const member = getMember(request);
+  const method = request.method;
+  const params = request.attributes.get('_route_params');
+  return {
+    request,
+    member,
+    roles: rolesOf(member),
+    method: method === 'HEAD' ? 'GET' : method,
+    params: params && typeof params === 'object' ? (params as Record<string, unknown>) : {},
+    isGranted: (attribute: string) => isGranted(member, attribute),
+  };
+}
+
+/**
+ * SensioFrameworkExtraBundle's SecurityListener: the `security` route option (attribute `_security`)
+ * is a predicate over the member, its roles and the request, checked before the controller runs. When
+ * it answers false: 401 for anonymous requests (Symfony's firewall turns AccessDenied into an
+ * authentication entry point), 403 `Access Denied.` (or the option's message/status) for members.
+ */
+export class SecurityListener {
+  readonly onKernelControllerArguments = listener<'kernel.controller_arguments'>('SecurityListener::onKernelControllerArguments', 'security annotation check', (event: ControllerArgumentsEvent) => {
+    const request = event.request;
+    const option = request.attributes.get('_security') as SecurityOption | undefined;
+    if (option === undefined || option === null) return;
+    const predicate = typeof option === 'function' ? option : option.predicate;
+    if (typeof predicate !== 'function') throw new Error('The "security" route option must be a predicate function or { predicate, message?, statusCode? }.');
+    const context = securityContext(request);
+    const verdict = predicate(context);
+    if (verdict instanceof Promise) return verdict.then((granted) => enforce(granted, context.member, option));
+    enforce(verdict, context.member, option);
+  });
+}
+
+function enforce(granted: boolean, member: Member | null, option: SecurityOption): void {
+  if (granted === true) return;
+  const message = typeof option === 'object' && option.message ? option.message : 'Access Denied.';
+  throw denied(member, message, typeof option === 'object' ? option.statusCode : undefined);
+}

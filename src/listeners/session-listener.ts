@@ -1,0 +1,121 @@
+import type { KernelRequest } from '../http/request.ts';
+import type { HttpResponse } from '../http/response.ts';
+import type { Session } from '../http/session.ts';
+import type { FinishRequestEvent, RequestEvent, ResponseEvent } from '../kernel/events.ts';
+import { FrameworkError } from '../kernel/exceptions.ts';
+import { listener } from '../kernel/hooks.ts';
+import { isWellFormedSessionId, StoredSession, type SaveOutcome } from '../session/session.ts';
+import type { SessionStore } from '../session/store.ts';
+import { parseCacheControl, serializeCacheControl, DEFAULT_CACHE_CONTROL } from './cache-control.ts';
+
+/** Symfony's header that turns off the session's automatic cache headers; always removed from the response. */
+export const NO_AUTO_CACHE_CONTROL_HEADER = 'Symfony-Session-NoAutoCacheControl';
+
+/** The session was used while the route is declared `stateless`. */
+export class UnexpectedSessionUsageException extends FrameworkError {
+  static override readonly className = 'UnexpectedSessionUsageException';
+}
+
+export interface SessionListenerOptions {
+  store: SessionStore;
+  cookieName: string;
+  /** Debug: session use on a stateless route is an error (500) instead of a warning. */
+  debug: boolean;
+}
+
+/** The id in the request's session cookie when it is well-formed, else null (read only when a Cookie header exists). */
+export function requestedSessionId(request: KernelRequest, cookieName: string): string | null {
+  if (request.source.header('cookie') === null) return null;
+  const id = request.cookies.get(cookieName);
+  return typeof id === 'string' && isWellFormedSessionId(id) ? id : null;
+}
+
+/** True when the request carries a session cookie at all (Symfony's hasPreviousSession). */
+export function hasSessionCookie(request: KernelRequest, cookieName: string): boolean {
+  return request.source.header('cookie') !== null && request.cookies.has(cookieName);
+}
+
+/**
+ * Symfony's (Abstract)SessionListener.
+ * - kernel.request: installs a lazy session factory; nothing is read, created or sent yet.
+ * - kernel.response: when the session was used, saves it and mirrors that in the cookie (set when the
+ *   client lacks the id, cleared when the session became empty), and makes the response private
+ *   (`Cache-Control: max-age=0, must-revalidate, private` unless it already had a max-age).
+ * - kernel.finish_request: closes the session; later writes throw instead of being lost.
+ */
+export class SessionListener {
+  private readonly store: SessionStore;
+  private readonly cookieName: string;
+  private readonly debug: boolean;
+  /** One factory for every request: it gets the request from `getSession()`. */
+  private readonly createSession: (request: KernelRequest) => Session;
+
+  constructor(options: SessionListenerOptions) {
+    this.store = options.store;
+    this.cookieName = options.cookieName;
+    this.debug = options.debug;
+    const { store, cookieName } = options;
+    this.createSession = (request) => new StoredSession(store, requestedSessionId(request, cookieName));
+  }
+
+  readonly onKernelRequest = listener<'kernel.request'>('SessionListener::onKernelRequest', 'session start', (event: RequestEvent) => {
+    const request = event.request;
+    if (!request.isMainRequest || request.hasSession()) return;
+    request.setSessionFactory(this.createSession);
+  });
+
+  readonly onKernelResponse = listener<'kernel.response'>('SessionListener::onKernelResponse', 'session save', (event: ResponseEvent) => {
+    const request = event.request;
+    if (!request.isMainRequest) return;
+    const response = event.response;
+    const autoCacheControl = !response.headers.has(NO_AUTO_CACHE_CONTROL_HEADER);
+    if (!autoCacheControl) response.headers.delete(NO_AUTO_CACHE_CONTROL_HEADER);
+    const session = request.sessionIfCreated;
+    if (session === null || !session.isStarted) return;
+
+    if (request.attributes.get('_stateless') === true) {
+      const message = 'Session was used while the request was declared stateless.';
+      if (this.debug) throw new UnexpectedSessionUsageException(message);
+      request.logger.warning('request', message);
+    }
+    if (autoCacheControl) makePrivate(request, response);
+    if (!(session instanceof StoredSession)) return;
+    const outcome = session.save();
+    if (typeof outcome === 'string') return this.mirrorCookie(request, response, session, outcome);
+    return outcome.then((done) => this.mirrorCookie(request, response, session, done));
+  });
+
+  readonly onFinishRequest = listener<'kernel.finish_request'>('SessionListener::onFinishRequest', 'session finish', (event: FinishRequestEvent) => {
+    const request = event.request;
+    if (!request.isMainRequest) return;
+    const session = request.sessionIfCreated;
+    if (session instanceof StoredSession) session.close();
+  });
+
+  private mirrorCookie(request: KernelRequest, response: HttpResponse, session: StoredSession, outcome: SaveOutcome): void {
+    if (outcome === 'stored') {
+      if (session.id !== session.requestedId || !hasSessionCookie(request, this.cookieName)) {
+        response.headers.setCookie(this.cookieName, session.id, { path: '/', httpOnly: true, sameSite: 'lax', secure: request.isSecure() });
+      }
+    } else if (outcome === 'emptied' && hasSessionCookie(request, this.cookieName)) {
+      response.headers.clearCookie(this.cookieName, { path: '/', httpOnly: true, sameSite: 'lax', secure: request.isSecure() });
+    }
+  }
+}
+
+/**
+ * Symfony 5.4.17+: a response that used the session is private and must be revalidated; it keeps its
+ * max-age unless it was public (then 0). `Expires` follows the max-age.
+ */
+function makePrivate(request: KernelRequest, response: HttpResponse): void {
+  const current = response.headers.get('cache-control');
+  const directives = current === null || request.attributes.get(DEFAULT_CACHE_CONTROL) === true ? new Map<string, string | true>() : parseCacheControl(current);
+  const maxAgeValue = directives.has('public') ? 0 : Number(directives.get('s-maxage') ?? directives.get('max-age') ?? 0) || 0;
+  directives.delete('public');
+  directives.set('private', true);
+  directives.set('max-age', String(maxAgeValue));
+  directives.set('must-revalidate', true);
+  response.headers.set('cache-control', serializeCacheControl(directives));
+  response.headers.set('expires', new Date(Date.now() + maxAgeValue * 1000).toUTCString());
+  request.attributes.remove(DEFAULT_CACHE_CONTROL);
+}

@@ -1,0 +1,96 @@
+/**
+ * `deno run --allow-net --allow-env --allow-read dist/deno.js`: the application on `Deno.serve`
+ * (CONTRACT §1). Bundled with `platform: 'neutral'`: no `node:` import may reach this file.
+ *
+ * Same configuration as the Node entry (HOST, PORT, APP_ENV, APP_DEBUG, SHUTDOWN_DEADLINE_MS via
+ * `createApp()`), same start line on stderr and the same WARNING for debug on a non-loopback HOST.
+ * SIGTERM/SIGINT: `server.shutdown()` (stop accepting, let in-flight requests finish), bounded by the
+ * shutdown deadline, then `Deno.exit(0)`.
+ *
+ * Limitations on Deno, by construction of `Deno.serve`:
+ * - The raw request target is not available. Deno hands over a Fetch `Request` whose URL went through
+ *   the WHATWG URL parser: `/a/../b` arrives as `/b`, `\` as `/`, and a target such as `//evil.com/x`
+ *   is resolved against the Host. The kernel sees the normalised path (on Node it sees the bytes the
+ *   client sent).
+ * - The header/request/keep-alive timeouts of CONTRACT §10 are hyper's own; `Deno.serve` has no
+ *   options for them (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS and KEEP_ALIVE_TIMEOUT_MS apply to Node only).
+ */
+import { createApp } from '../app/create-app.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+declare const Deno: any;
+
+function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h.endsWith('.localhost') || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
+  const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+function main(): void {
+  let app: ReturnType<typeof createApp>;
+  try {
+    app = createApp();
+  } catch (err) {
+    console.error(`irms-web: ${err instanceof Error ? err.message : String(err)}`);
+    Deno.exit(1);
+    return;
+  }
+  const { config } = app;
+
+  const server = Deno.serve(
+    {
+      hostname: config.host,
+      port: config.port,
+      onListen({ hostname, port }: { hostname: string; port: number }) {
+        console.error(`irms-web listening on http://${urlHost(hostname)}:${port} (env=${config.env}, debug=${config.debug})`);
+        if (config.debug && !isLoopback(config.host)) {
+          console.error(
+            `WARNING: debug mode is on and HOST=${config.host} is not a loopback address: the debug error pages and the profiler expose source code, configuration and request data to anyone who can reach this port. Set APP_DEBUG=0 (or APP_ENV=prod) or HOST=127.0.0.1.`,
+          );
+        }
+      },
+      onError(err: unknown): Response {
+        try {
+          app.log('error', `Unhandled error while handling a request: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        } catch {
+          // the log failed too
+        }
+        return new Response('Internal Server Error', { status: 500, headers: { 'content-type': 'text/plain; charset=UTF-8' } });
+      },
+    },
+    (request: Request, info: { remoteAddr?: { hostname?: string } }) => app.fetch(request, { remoteAddress: info?.remoteAddr?.hostname ?? '' }),
+  );
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      console.error(`irms-web: ${signal} again, exiting now`);
+      Deno.exit(0);
+      return;
+    }
+    stopping = true;
+    const deadline = config.shutdownDeadlineMs;
+    console.error(`irms-web: ${signal} received, draining in-flight requests (deadline ${deadline} ms)`);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadline)));
+    Promise.race([Promise.resolve(server.shutdown()).catch(() => {}), expired]).then(() => {
+      clearTimeout(timer);
+      console.error('irms-web: stopped');
+      Deno.exit(0);
+    });
+  };
+  for (const signal of ['SIGTERM', 'SIGINT']) {
+    try {
+      Deno.addSignalListener(signal, () => stop(signal));
+    } catch {
+      // Windows supports SIGINT (and SIGBREAK) only.
+    }
+  }
+}
+
+main();

@@ -1,0 +1,152 @@
+import type { KernelRequest } from '../http/request.ts';
+import { hasSessionCookie } from '../listeners/session-listener.ts';
+import { startSession } from '../session/session.ts';
+import type { Firewall, FirewallMap } from './firewall-map.ts';
+import type { BearerVerifier } from './member-token.ts';
+import {
+  FIREWALL_ATTRIBUTE,
+  FIREWALL_CONTEXT_ATTRIBUTE,
+  REMEMBER_ME_COOKIE_ATTRIBUTE,
+  sessionKey,
+  TOKEN_ATTRIBUTE,
+  toMember,
+  type Member,
+} from './member.ts';
+import type { Signer } from './signing.ts';
+
+export const REMEMBER_ME_PURPOSE = 'irms-remember-me';
+
+/** What RememberMeResponseListener does with the remember-me cookie. */
+export type RememberMeCookieAction = { action: 'set'; member: Member } | { action: 'clear' };
+
+export interface AuthenticatorOptions {
+  map: FirewallMap;
+  signer: Signer;
+  verifier: BearerVerifier;
+  sessionCookieName: string;
+  rememberMeCookieName: string;
+}
+
+const BEARER = /^Bearer[ \t]+([^\s]{1,4096})[ \t]*$/i;
+
+/**
+ * The firewall's authentication listeners, run once per request: an `Authorization: Bearer` token
+ * (checked by the configured verifier), then — for stateful firewalls and routes not declared
+ * `stateless` — the member kept in the session (read only when the request carries the session
+ * cookie), then a signed remember-me cookie. The outcome is the request's token (`_security_token`:
+ * a Member or null). Requests carrying neither an Authorization header nor one of those cookies are
+ * settled synchronously without reading anything else.
+ */
+export class Authenticator {
+  constructor(private readonly options: AuthenticatorOptions) {}
+
+  /** The firewall FirewallListener chose for the request (matched now if it did not run). */
+  firewallOf(request: KernelRequest): Firewall | null {
+    const name = request.attributes.get(FIREWALL_ATTRIBUTE);
+    if (typeof name === 'string') return this.options.map.get(name) ?? null;
+    const firewall = this.options.map.matchRequest(request);
+    this.assign(request, firewall);
+    return firewall;
+  }
+
+  /** Records the firewall of a request: `_firewall` (its name, '' for none), `_firewall_context` (stateful ones only). */
+  assign(request: KernelRequest, firewall: Firewall | null): void {
+    request.attributes.set(FIREWALL_ATTRIBUTE, firewall ? firewall.name : '');
+    if (firewall !== null && firewall.context !== '') request.attributes.set(FIREWALL_CONTEXT_ATTRIBUTE, firewall.context);
+  }
+
+  /** True once the request's token is settled (member or anonymous). */
+  isSettled(request: KernelRequest): boolean {
+    return request.attributes.has(TOKEN_ATTRIBUTE);
+  }
+
+  /** Settles the request's token; returns a promise only when credentials must be checked asynchronously. */
+  authenticate(request: KernelRequest): void | Promise<void> {
+    const attributes = request.attributes;
+    if (attributes.has(TOKEN_ATTRIBUTE)) return;
+    const firewall = this.firewallOf(request);
+    if (firewall === null || !firewall.security) {
+      attributes.set(TOKEN_ATTRIBUTE, null);
+      return;
+    }
+    const stateful = firewall.context !== '' && !isStatelessRoute(request);
+    const authorization = request.source.header('authorization');
+    if (authorization === null && !(stateful && this.hasCredentialCookie(request))) {
+      attributes.set(TOKEN_ATTRIBUTE, null);
+      return;
+    }
+    return this.withCredentials(request, firewall, authorization, stateful);
+  }
+
+  /** The request carries the session cookie or the remember-me cookie (cookies parsed only when a Cookie header exists). */
+  private hasCredentialCookie(request: KernelRequest): boolean {
+    if (request.source.header('cookie') === null) return false;
+    const cookies = request.cookies;
+    return cookies.has(this.options.sessionCookieName) || cookies.has(this.options.rememberMeCookieName);
+  }
+
+  private async withCredentials(request: KernelRequest, firewall: Firewall, authorization: string | null, stateful: boolean): Promise<void> {
+    let member: Member | null = null;
+    if (authorization !== null) member = await this.fromBearer(request, authorization);
+    if (member === null && stateful) {
+      member = await this.fromSession(request, firewall);
+      if (member === null) member = await this.fromRememberMe(request);
+    }
+    if (!request.attributes.has(TOKEN_ATTRIBUTE)) request.attributes.set(TOKEN_ATTRIBUTE, member);
+  }
+
+  private async fromBearer(request: KernelRequest, authorization: string): Promise<Member | null> {
+    const m = BEARER.exec(authorization);
+    if (m === null) return null;
+    const token = m[1];
+    const credentials = await this.options.verifier(token, request);
+    const member = credentials ? toMember(credentials, 'bearer', token) : null;
+    if (member === null) request.logger.notice('security', 'Bearer token rejected; the request continues as anonymous.');
+    else request.logger.debug('security', 'Authenticated member "{member_id}" with a bearer token.', { member_id: member.memberId });
+    return member;
+  }
+
+  private async fromSession(request: KernelRequest, firewall: Firewall): Promise<Member | null> {
+    if (!hasSessionCookie(request, this.options.sessionCookieName) || !request.hasSession()) return null;
+    await startSession(request);
+    const session = request.getSession();
+    const key = sessionKey(firewall.context);
+    const stored = session.get(key);
+    if (stored === undefined) return null;
+    const member = toMember(stored, 'session');
+    if (member === null) {
+      session.remove(key);
+      request.logger.warning('security', 'Dropped an unreadable security token from the session.');
+      return null;
+    }
+    request.logger.debug('security', 'Read existing security token from the session.', { key });
+    return member;
+  }
+
+  private async fromRememberMe(request: KernelRequest): Promise<Member | null> {
+    const name = this.options.rememberMeCookieName;
+    const value = request.cookies.get(name);
+    if (typeof value !== 'string' || value === '') return null;
+    const payload = (await this.options.signer.unseal(REMEMBER_ME_PURPOSE, value)) as { m?: unknown; t?: unknown; r?: unknown; e?: unknown } | null;
+    const member = payload && typeof payload.e === 'number' && payload.e * 1000 > Date.now() ? toMember({ memberId: payload.m, irmsToken: payload.t, roles: payload.r }, 'remember_me') : null;
+    if (member === null) {
+      request.attributes.set(REMEMBER_ME_COOKIE_ATTRIBUTE, { action: 'clear' } satisfies RememberMeCookieAction);
+      request.logger.notice('security', 'Remember-me cookie rejected and cleared.');
+      return null;
+    }
+    if (request.hasSession()) {
+      // A remember-me login is a login: the session gets a fresh id before the member is stored in it.
+      await startSession(request);
+      request.getSession().migrate();
+    }
+    request.logger.info('security', 'Remember-me cookie accepted for member "{member_id}".', { member_id: member.memberId });
+    return member;
+  }
+}
+
+/** Routes with the `stateless` option never touch the session (Symfony's `_stateless`). */
+export function isStatelessRoute(request: KernelRequest): boolean {
+  if (request.attributes.get('_stateless') === true) return true;
+  const options = request.attributes.get('_route_options') as { stateless?: unknown } | undefined;
+  return options !== undefined && options !== null && options.stateless === true;
+}

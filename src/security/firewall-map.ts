@@ -1,0 +1,108 @@
+import type { KernelRequest } from '../http/request.ts';
+
+/**
+ * One firewall (Symfony's `security.firewalls.<name>`). Firewalls are tried in order against the
+ * URL-decoded path; the first whose pattern matches (or that has none) protects the request.
+ */
+export interface FirewallConfig {
+  name: string;
+  /** Tested against the decoded path (`^/admin/`); omitted = every path. Compiled once. */
+  pattern?: RegExp | string;
+  /** `false`: no authentication at all (Symfony's `security: false`). Default true. */
+  security?: boolean;
+  /** Stateless firewalls never read or write the session (bearer tokens only). Default false. */
+  stateless?: boolean;
+  /**
+   * Lazy (default true): for GET/HEAD, authentication waits until something needs the member (the
+   * LoginListener does, before the controller). Other methods authenticate at kernel.request.
+   */
+  lazy?: boolean;
+  /** Firewalls sharing a context share the logged-in member. Default: the firewall's name. */
+  context?: string;
+  /** Path of this firewall's logout route (for `logoutUrl(request)`). */
+  logoutPath?: string;
+}
+
+export interface Firewall {
+  readonly name: string;
+  readonly pattern: RegExp | null;
+  readonly security: boolean;
+  readonly stateless: boolean;
+  readonly lazy: boolean;
+  /** '' when the firewall has no security or is stateless (nothing kept in the session). */
+  readonly context: string;
+  readonly logoutPath: string | null;
+}
+
+/**
+ * The default map: the `dev` firewall turns security off for the profiler, toolbar and static assets;
+ * then two stateful lazy firewalls with their own contexts — `admin` for `/admin` and `main` for
+ * everything else — so a member logged in to one is not logged in to the other.
+ */
+export const DEFAULT_FIREWALLS: readonly FirewallConfig[] = Object.freeze([
+  { name: 'dev', pattern: /^\/(_(profiler|wdt)|css|images|js)\//, security: false },
+  { name: 'admin', pattern: /^\/admin(?:\/|$)/, lazy: true, context: 'admin', logoutPath: '/admin/logout' },
+  { name: 'main', lazy: true, context: 'main', logoutPath: '/logout' },
+]);
+
+/** Symfony's FirewallMap: finds the firewall of a request. */
+export class FirewallMap {
+  readonly firewalls: readonly Firewall[];
+  private readonly byName = new Map<string, Firewall>();
+
+  constructor(configs: readonly FirewallConfig[] = DEFAULT_FIREWALLS) {
+    const firewalls: Firewall[] = [];
+    for (const config of configs) {
+      if (!config || typeof config.name !== 'string' || config.name === '') throw new Error('Every firewall needs a name.');
+      if (this.byName.has(config.name)) throw new Error(`Firewall "${config.name}" is defined more than once.`);
+      const security = config.security ?? true;
+      const stateless = config.stateless ?? false;
+      const pattern = config.pattern === undefined ? null : config.pattern instanceof RegExp ? new RegExp(config.pattern.source, config.pattern.flags.replace(/[gy]/g, '')) : new RegExp(config.pattern);
+      const firewall: Firewall = Object.freeze({
+        name: config.name,
+        pattern,
+        security,
+        stateless,
+        lazy: config.lazy ?? true,
+        context: security && !stateless ? config.context ?? config.name : '',
+        logoutPath: config.logoutPath ?? null,
+      });
+      firewalls.push(firewall);
+      this.byName.set(firewall.name, firewall);
+    }
+    this.firewalls = Object.freeze(firewalls);
+  }
+
+  get(name: string): Firewall | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The firewall protecting a path (raw; decoded here), or null when none matches. */
+  match(pathInfo: string): Firewall | null {
+    const path = decodePath(pathInfo);
+    for (const firewall of this.firewalls) {
+      if (firewall.pattern === null || firewall.pattern.test(path)) return firewall;
+    }
+    return null;
+  }
+
+  matchRequest(request: KernelRequest): Firewall | null {
+    return this.match(request.pathInfo);
+  }
+
+  /** The distinct contexts of stateful firewalls, in map order (one ContextListener each). */
+  statefulContexts(): string[] {
+    const out: string[] = [];
+    for (const f of this.firewalls) if (f.context !== '' && !out.includes(f.context)) out.push(f.context);
+    return out;
+  }
+}
+
+function decodePath(path: string): string {
+  if (path.indexOf('%') < 0) return path;
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}

@@ -1,0 +1,85 @@
+import type { KernelRequest } from '../http/request.ts';
+import { isStatelessRoute, type RememberMeCookieAction } from './authenticator.ts';
+import {
+  FIREWALL_CONTEXT_ATTRIBUTE,
+  REMEMBER_ME_COOKIE_ATTRIBUTE,
+  TOKEN_ATTRIBUTE,
+  toMember,
+  type Member,
+} from './member.ts';
+
+/** Request attributes every request that reaches its controller carries (CONTRACT §8.5). */
+export const IRMS_TOKEN_ATTRIBUTE = 'irms_token';
+export const MEMBER_ID_ATTRIBUTE = 'member_id';
+/** Set by FirewallListener::configureLogoutUrlGenerator for `logoutUrl()`. */
+export const LOGOUT_PATH_ATTRIBUTE = '_logout_path';
+
+export interface LoginCredentials {
+  memberId: string;
+  /** The member's `irms_token` (what API clients send as `Authorization: Bearer`). */
+  irmsToken: string;
+  roles?: string[];
+  /** Also set a signed remember-me cookie, so a later visit without the session logs the member back in. */
+  rememberMe?: boolean;
+}
+
+/**
+ * Logs a member in for the rest of this request and, through the session, for the following ones.
+ * Call it from your login controller once you have checked the credentials:
+ *
+ * ```ts
+ * { name: 'login', path: '/login', methods: ['POST'], controller: async (request) => {
+ *     const member = await myMembers.check(request.request.get('username'), request.request.get('password'));
+ *     if (!member) return HttpResponse.text('Invalid credentials.', 401);
+ *     logIn(request, { memberId: member.id, irmsToken: member.token, roles: member.roles, rememberMe: true });
+ *     return HttpResponse.redirect('/');
+ * } }
+ * ```
+ *
+ * - The session id is rotated (the pre-login id stops working: no session fixation).
+ * - `irms_token`, `member_id` and the member (`getMember(request)`) are set on this request; the
+ *   firewall's ContextListener stores the member in the session when the response is sent (under the
+ *   firewall context's key, so firewalls with other contexts do not see it).
+ * - `rememberMe: true` adds a signed (APP_SECRET), HttpOnly remember-me cookie to the response.
+ *
+ * The route must be behind a stateful firewall (the default `main` or `admin`, not `dev`, not a
+ * `stateless` one); otherwise this throws. With an asynchronous session store, the session is loaded
+ * by the firewall before controllers run, so no extra await is needed.
+ */
+export function logIn(request: KernelRequest, credentials: LoginCredentials): Member {
+  const context = request.attributes.get(FIREWALL_CONTEXT_ATTRIBUTE);
+  if (typeof context !== 'string' || context === '' || isStatelessRoute(request)) {
+    throw new Error('logIn() needs a route behind a stateful firewall (this request has none: `security: false`, a stateless firewall or route, or no firewall matched).');
+  }
+  const member = toMember({ memberId: credentials.memberId, irmsToken: credentials.irmsToken, roles: credentials.roles ?? [] }, 'login');
+  if (member === null) throw new TypeError('logIn() needs a non-empty string memberId, a string irmsToken and string roles.');
+  request.getSession().migrate();
+  const attributes = request.attributes;
+  attributes.set(TOKEN_ATTRIBUTE, member);
+  attributes.set(IRMS_TOKEN_ATTRIBUTE, member.irmsToken);
+  attributes.set(MEMBER_ID_ATTRIBUTE, member.memberId);
+  if (credentials.rememberMe) attributes.set(REMEMBER_ME_COOKIE_ATTRIBUTE, { action: 'set', member } satisfies RememberMeCookieAction);
+  request.logger.info('security', 'Member "{member_id}" logged in.', { member_id: member.memberId });
+  return member;
+}
+
+/**
+ * Logs the member out: the session is emptied and gets a new id (its cookie is cleared), the
+ * remember-me cookie is cleared, and the rest of this request is anonymous.
+ */
+export function logOut(request: KernelRequest): void {
+  if (request.hasSession() && (request.sessionIfCreated !== null || request.source.header('cookie') !== null)) {
+    request.getSession().invalidate();
+  }
+  const attributes = request.attributes;
+  attributes.set(TOKEN_ATTRIBUTE, null);
+  attributes.set(IRMS_TOKEN_ATTRIBUTE, '');
+  attributes.set(MEMBER_ID_ATTRIBUTE, '');
+  attributes.set(REMEMBER_ME_COOKIE_ATTRIBUTE, { action: 'clear' } satisfies RememberMeCookieAction);
+}
+
+/** The logout path of the request's firewall (Symfony's logout_path()), or null when it has none. */
+export function logoutUrl(request: KernelRequest): string | null {
+  const path = request.attributes.get(LOGOUT_PATH_ATTRIBUTE);
+  return typeof path === 'string' ? path : null;
+}

@@ -1,0 +1,74 @@
+import type { KernelRequest } from '../http/request.ts';
+
+/** How the member of a request was authenticated. */
+export type AuthenticatedBy = 'session' | 'login' | 'bearer' | 'remember_me';
+
+/**
+ * The logged-in member of a request (Symfony's security token): `irmsToken` and `memberId` are what
+ * CONTRACT §8.5 records; `roles` feed `isGranted`. Every member also has `ROLE_USER`.
+ */
+export interface Member {
+  readonly memberId: string;
+  readonly irmsToken: string;
+  readonly roles: readonly string[];
+  readonly authenticatedBy: AuthenticatedBy;
+}
+
+/** Request attributes the security listeners use. */
+export const TOKEN_ATTRIBUTE = '_security_token';
+export const FIREWALL_ATTRIBUTE = '_firewall';
+export const FIREWALL_CONTEXT_ATTRIBUTE = '_firewall_context';
+export const REMEMBER_ME_COOKIE_ATTRIBUTE = '_security_remember_me_cookie';
+
+/** The session key a firewall context keeps its member under (Symfony's `_security_<context>`). */
+export function sessionKey(context: string): string {
+  return `_security_${context}`;
+}
+
+const MAX_FIELD = 1024;
+
+/** A member from untrusted data (session, signed token), or null when any field has the wrong type. */
+export function toMember(value: unknown, authenticatedBy: AuthenticatedBy, irmsToken?: string): Member | null {
+  if (value === null || typeof value !== 'object') return null;
+  const v = value as Record<string, unknown>;
+  const memberId = v.memberId;
+  const token = irmsToken ?? v.irmsToken;
+  const roles = v.roles ?? [];
+  if (typeof memberId !== 'string' || memberId === '' || memberId.length > MAX_FIELD) return null;
+  if (typeof token !== 'string' || token.length > 4 * MAX_FIELD) return null;
+  if (!Array.isArray(roles) || roles.length > 64 || !roles.every((r) => typeof r === 'string' && r.length <= 128)) return null;
+  return { memberId, irmsToken: token, roles: Object.freeze([...(roles as string[])]), authenticatedBy };
+}
+
+/** What the session stores for a member (no `authenticatedBy`: a later request reads it back as `session`). */
+export function storedMember(member: Member): { memberId: string; irmsToken: string; roles: string[] } {
+  return { memberId: member.memberId, irmsToken: member.irmsToken, roles: [...member.roles] };
+}
+
+/**
+ * The member of a request once the firewall authenticated it (LoginListener::setup does that before the
+ * controller runs), or null for anonymous requests.
+ */
+export function getMember(request: KernelRequest): Member | null {
+  const token = request.attributes.get(TOKEN_ATTRIBUTE);
+  return token && typeof token === 'object' ? (token as Member) : null;
+}
+
+/** Roles of a member, `ROLE_USER` included; none for anonymous requests. */
+export function rolesOf(member: Member | null): readonly string[] {
+  if (!member) return [];
+  return member.roles.includes('ROLE_USER') ? member.roles : [...member.roles, 'ROLE_USER'];
+}
+
+/**
+ * Symfony's isGranted for roles and the authentication attributes: `PUBLIC_ACCESS` always;
+ * `IS_AUTHENTICATED` / `IS_AUTHENTICATED_REMEMBERED` for any member; `IS_AUTHENTICATED_FULLY` when not
+ * authenticated by a remember-me cookie; anything else must be one of the member's roles.
+ */
+export function isGranted(member: Member | null, attribute: string): boolean {
+  if (attribute === 'PUBLIC_ACCESS' || attribute === 'IS_AUTHENTICATED_ANONYMOUSLY') return true;
+  if (!member) return false;
+  if (attribute === 'IS_AUTHENTICATED' || attribute === 'IS_AUTHENTICATED_REMEMBERED') return true;
+  if (attribute === 'IS_AUTHENTICATED_FULLY') return member.authenticatedBy !== 'remember_me';
+  return attribute === 'ROLE_USER' || member.roles.includes(attribute);
+}

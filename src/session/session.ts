@@ -1,0 +1,219 @@
+import type { Session } from '../http/session.ts';
+import type { SessionStore } from './store.ts';
+
+/** A session id: 32 bytes from the CSPRNG, base64url (256 bits, 43 characters). */
+export function newSessionId(): string {
+  const bytes = new Uint8Array(32);
+  crypto.getRandomValues(bytes);
+  let binary = '';
+  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** Shape of the ids this module hands out; anything else a client sends is not even looked up. */
+const SESSION_ID = /^[A-Za-z0-9_-]{22,128}$/;
+
+export function isWellFormedSessionId(id: string): boolean {
+  return SESSION_ID.test(id);
+}
+
+/** Thrown when session data is used before an asynchronous store delivered it. */
+export class SessionNotLoadedError extends Error {
+  constructor() {
+    super('The session store answers asynchronously: `await startSession(request)` (or `await session.start()`) before reading or writing the session.');
+    this.name = 'SessionNotLoadedError';
+  }
+}
+
+/** What a save did, for the SessionListener to mirror in the response's cookie. */
+export type SaveOutcome =
+  /** Nothing used the session: nothing stored, no cookie touched. */
+  | 'untouched'
+  /** Data stored under `session.id`; the cookie must carry it if the client does not have it yet. */
+  | 'stored'
+  /** The session is empty: whatever was stored is gone, a cookie the client has must be cleared. */
+  | 'emptied';
+
+/**
+ * The session behind `request.getSession()`: data in a Map (so `__proto__` or `constructor` are plain
+ * keys), loaded from the store on first use, saved by the SessionListener at kernel.response.
+ *
+ * - An id the client presents is adopted only when the store knows it; otherwise the session starts
+ *   empty and gets a fresh id from the CSPRNG when it is first saved (no session fixation).
+ * - `migrate()` gives the session a new id and destroys the old one at save time (login).
+ * - `invalidate()` empties it and gives it a new id (logout).
+ * - Values must survive JSON (they are stored as a JSON string).
+ */
+export class StoredSession implements Session {
+  /** How many times the data was read or written during this request (0 = unused). */
+  usage = 0;
+  private data: Map<string, unknown> | null = null;
+  private _id = '';
+  /** Ids whose stored data must go when this session is saved (rotation, invalidation). */
+  private obsolete: string[] | null = null;
+  private loading: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly store: SessionStore,
+    /** The well-formed id the client sent in its cookie, or null. */
+    readonly requestedId: string | null,
+  ) {}
+
+  /** The session id ('' for a new session until it is saved or its id is asked for). */
+  get id(): string {
+    if (this._id === '' && this.data !== null) this._id = newSessionId();
+    return this._id;
+  }
+
+  /** True once anything read or wrote the session in this request. */
+  get isStarted(): boolean {
+    return this.usage > 0;
+  }
+
+  get isEmpty(): boolean {
+    return this.loaded().size === 0;
+  }
+
+  /** True once the data is available (loaded from the store, or a new session). */
+  get isLoaded(): boolean {
+    return this.data !== null;
+  }
+
+  /**
+   * Loads the data from the store. Returns a promise only when the store answers asynchronously;
+   * a session without a client id (or already loaded) is ready at once.
+   */
+  start(): void | Promise<void> {
+    if (this.data !== null) return;
+    if (this.requestedId === null) {
+      this.data = new Map();
+      return;
+    }
+    if (this.loading) return this.loading;
+    const result = this.store.read(this.requestedId);
+    if (result !== null && typeof (result as Promise<string | null>).then === 'function') {
+      return (this.loading = (result as Promise<string | null>).then((raw) => this.apply(raw)));
+    }
+    this.apply(result as string | null);
+  }
+
+  private apply(raw: string | null): void {
+    if (this.data !== null) return;
+    const data = new Map<string, unknown>();
+    if (raw !== null) {
+      try {
+        const parsed = JSON.parse(raw) as unknown;
+        if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
+          for (const key of Object.keys(parsed)) data.set(key, (parsed as Record<string, unknown>)[key]);
+        }
+        this._id = this.requestedId!;
+      } catch {
+        // Unreadable data: start over under a new id.
+      }
+    }
+    this.data = data;
+  }
+
+  private loaded(): Map<string, unknown> {
+    if (this.data === null) {
+      const pending = this.start();
+      if (pending) throw new SessionNotLoadedError();
+    }
+    return this.data!;
+  }
+
+  private writable(): Map<string, unknown> {
+    if (this.closed) throw new Error('The session was already saved for this request; changes now would be lost.');
+    this.usage++;
+    return this.loaded();
+  }
+
+  get<T = unknown>(key: string, fallback?: T): T | undefined {
+    this.usage++;
+    const data = this.loaded();
+    return data.has(key) ? (data.get(key) as T) : fallback;
+  }
+
+  set(key: string, value: unknown): void {
+    this.writable().set(key, value);
+  }
+
+  has(key: string): boolean {
+    this.usage++;
+    return this.loaded().has(key);
+  }
+
+  remove(key: string): void {
+    this.writable().delete(key);
+  }
+
+  all(): Record<string, unknown> {
+    this.usage++;
+    return toRecord(this.loaded());
+  }
+
+  clear(): void {
+    this.writable().clear();
+  }
+
+  migrate(): void {
+    this.writable();
+    if (this._id !== '') (this.obsolete ??= []).push(this._id);
+    this._id = newSessionId();
+  }
+
+  invalidate(): void {
+    this.writable().clear();
+    if (this._id !== '') (this.obsolete ??= []).push(this._id);
+    this._id = newSessionId();
+  }
+
+  /** The data without counting as a use (profiler); null when it was never loaded. */
+  peek(): Record<string, unknown> | null {
+    return this.data === null ? null : toRecord(this.data);
+  }
+
+  /**
+   * Writes the session to the store (or removes it when empty) if it was used. Returns what happened,
+   * or a promise of it when the store is asynchronous.
+   */
+  save(): SaveOutcome | Promise<SaveOutcome> {
+    if (this.usage === 0 || this.data === null) return 'untouched';
+    const pending: Promise<void>[] = [];
+    const track = (r: void | Promise<void>) => {
+      if (r) pending.push(r);
+    };
+    if (this.obsolete) for (const old of this.obsolete) track(this.store.destroy(old));
+    this.obsolete = null;
+    let outcome: SaveOutcome;
+    if (this.data.size === 0) {
+      if (this._id !== '') track(this.store.destroy(this._id));
+      outcome = 'emptied';
+    } else {
+      track(this.store.write(this.id, JSON.stringify(toRecord(this.data))));
+      outcome = 'stored';
+    }
+    return pending.length ? Promise.all(pending).then(() => outcome) : outcome;
+  }
+
+  /** After the response: later changes would be lost, so they throw instead. */
+  close(): void {
+    this.closed = true;
+  }
+}
+
+function toRecord(data: Map<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null);
+  for (const [k, v] of data) out[k] = v;
+  return out;
+}
+
+/**
+ * Makes the request's session ready: with an asynchronous store, call this (and await it) before the
+ * first synchronous read or write. With the memory store it is never needed.
+ */
+export function startSession(request: { getSession(): Session }): void | Promise<void> {
+  const session = request.getSession();
+  return session instanceof StoredSession ? session.start() : undefined;
+}

@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import he from 'he';
+import { HttpResponse, signMemberToken, type KernelRequest, type RouteDefinition } from '../../src/index.ts';
+import { send, testApp } from '../pipeline/harness.ts';
+
+let controllerCalls = 0;
+const MODIFIED = new Date('2026-01-02T03:04:05Z');
+
+const routes: RouteDefinition[] = [
+  {
+    name: 'etag',
+    path: '/etag',
+    controller: () => { controllerCalls++; return HttpResponse.text('fresh'); },
+    options: { cache: { etag: 'v1', maxAge: 60, public: true, vary: 'Accept-Language' } },
+  },
+  {
+    name: 'last_modified',
+    path: '/last-modified',
+    controller: () => { controllerCalls++; return HttpResponse.text('fresh'); },
+    options: { cache: { lastModified: async () => MODIFIED, sMaxAge: 300 } },
+  },
+  { name: 'cache_private', path: '/private', controller: () => HttpResponse.text('p'), options: { cache: { maxAge: 30 } } },
+  { name: 'page', path: '/page/:name', controller: (r: KernelRequest) => ({ name: r.attributes.get('name') }), options: { template: 'page.html' } },
+  { name: 'inline', path: '/inline', controller: () => null, options: { template: (data: Record<string, unknown>) => `<p>${Object.keys(data).length}</p>` } },
+  {
+    name: 'member_show',
+    path: '/members/:id/:since',
+    controller: (r: KernelRequest) => HttpResponse.json({ id: r.attributes.get('id'), since: (r.attributes.get('since') as Date).toISOString() }),
+    options: { converters: { id: 'int', since: 'date' } },
+  },
+  {
+    name: 'resolved',
+    path: '/things/:thing',
+    controller: (r: KernelRequest) => HttpResponse.json(r.attributes.get('thing')),
+    options: { converters: { thing: async (value: unknown) => (value === 'known' ? { name: 'Known thing' } : null) } },
+  },
+  {
+    name: 'secure',
+    path: '/secure/:owner',
+    controller: () => HttpResponse.text('allowed'),
+    options: { security: ({ member, params }: { member: { memberId: string } | null; params: Record<string, unknown> }) => member !== null && member.memberId === params.owner },
+  },
+  { name: 'granted', path: '/granted', controller: () => HttpResponse.text('admin area'), options: { isGranted: 'ROLE_ADMIN' } },
+  { name: 'granted_any', path: '/granted-any', controller: () => HttpResponse.text('ok'), options: { isGranted: ['ROLE_ADMIN', 'ROLE_EDITOR'] } },
+  { name: 'annotated', path: '/annotated', controller: (r: KernelRequest) => HttpResponse.json({ cache: r.attributes.get('_cache'), isGranted: r.attributes.get('_is_granted'), stateless: r.attributes.get('_stateless') }), options: { cache: { maxAge: 5 }, isGranted: 'PUBLIC_ACCESS', stateless: true } },
+];
+
+function setup() {
+  return testApp({
+    routes,
+    renderTemplate: (name, data) => `<!DOCTYPE html><html><body><h1>${he.escape(name)}</h1><p>${he.escape(String(data.name))}</p></body></html>`,
+  });
+}
+
+test('cache option: ETag → 304 Not Modified without running the controller', async () => {
+  const { app } = setup();
+  controllerCalls = 0;
+  const fresh = await send(app, '/etag');
+  assert.equal(fresh.status, 200);
+  assert.equal(fresh.headers.get('etag'), '"v1"');
+  assert.equal(fresh.headers.get('cache-control'), 'max-age=60, public');
+  assert.equal(fresh.headers.get('vary'), 'Accept-Language');
+  assert.equal(controllerCalls, 1);
+  for (const inm of ['"v1"', 'W/"v1"', '"other", "v1"', '*']) {
+    const r = await send(app, '/etag', { headers: { 'if-none-match': inm } });
+    assert.equal(r.status, 304, inm);
+    assert.equal(await r.text(), '');
+    assert.equal(r.headers.get('etag'), '"v1"');
+    assert.equal(r.headers.get('content-type'), null);
+  }
+  assert.equal(controllerCalls, 1, 'the controller did not run for the 304s');
+  assert.equal((await send(app, '/etag', { headers: { 'if-none-match': '"v0"' } })).status, 200);
+  assert.equal((await send(app, '/etag', { method: 'POST', headers: { 'if-none-match': '"v1"' } })).status, 200, 'only GET/HEAD are conditional');
+  assert.equal((await send(app, '/etag', { method: 'HEAD', headers: { 'if-none-match': '"v1"' } })).status, 304);
+});
+
+test('cache option: Last-Modified (async) → 304 for If-Modified-Since; s-maxage needs no private', async () => {
+  const { app } = setup();
+  const fresh = await send(app, '/last-modified');
+  assert.equal(fresh.headers.get('last-modified'), MODIFIED.toUTCString());
+  assert.equal(fresh.headers.get('cache-control'), 's-maxage=300');
+  assert.equal((await send(app, '/last-modified', { headers: { 'if-modified-since': MODIFIED.toUTCString() } })).status, 304);
+  assert.equal((await send(app, '/last-modified', { headers: { 'if-modified-since': new Date(MODIFIED.getTime() - 1000).toUTCString() } })).status, 200);
+  const priv = await send(app, '/private');
+  assert.equal(priv.headers.get('cache-control'), 'max-age=30, private');
+});
+
+test('template option: the controller returns data, the template renders HTML (escaped by the renderer)', async () => {
+  const { app } = setup();
+  const r = await send(app, '/page/%3Cb%3E');
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.get('content-type'), 'text/html; charset=UTF-8');
+  // (debug mode: the toolbar is injected before </body>)
+  assert.match(await r.text(), /^<!DOCTYPE html><html><body><h1>page\.html<\/h1><p>&lt;b&gt;<\/p>[\s\S]*<\/body><\/html>$/);
+  const inline = await send(app, '/inline');
+  assert.equal(await inline.text(), '<p>0</p>');
+  const head = await send(app, '/page/x', { method: 'HEAD' });
+  assert.equal(head.status, 200);
+  assert.equal(await head.text(), '');
+});
+
+test('a template route without a renderer is a clear 500', async () => {
+  const { app } = testApp({ routes });
+  const r = await send(app, '/page/x', { headers: { accept: 'application/json' } });
+  assert.equal(r.status, 500);
+  assert.match((await r.json()).detail, /no template renderer/);
+});
+
+test('converters option: typed parameters; a value that cannot be converted is a 404', async () => {
+  const { app } = setup();
+  const ok = await send(app, '/members/42/2026-03-04');
+  assert.deepEqual(await ok.json(), { id: 42, since: '2026-03-04T00:00:00.000Z' });
+  for (const path of ['/members/abc/2026-03-04', '/members/1.5/2026-03-04', '/members/42/not-a-date', '/members/42/2026-13-45']) {
+    const r = await send(app, path, { headers: { accept: 'application/json' } });
+    assert.equal(r.status, 404, path);
+  }
+  assert.match((await (await send(app, '/members/abc/2026-03-04', { headers: { accept: 'application/json' } })).json()).detail, /Invalid integer given for parameter "id"\./);
+  assert.deepEqual(await (await send(app, '/things/known')).json(), { name: 'Known thing' });
+  const missing = await send(app, '/things/unknown', { headers: { accept: 'application/json' } });
+  assert.equal(missing.status, 404);
+  assert.equal((await missing.json()).detail, '"thing" object not found by the "converters" route option.');
+});
+
+test('security option: 401 for anonymous requests, 403 for members the predicate refuses', async () => {
+  const { app } = setup();
+  const alice = await signMemberToken(app, { memberId: 'alice' });
+  assert.equal((await send(app, '/secure/alice')).status, 401);
+  assert.equal((await send(app, '/secure/alice', { method: 'HEAD' })).status, 401);
+  assert.equal((await send(app, '/secure/bob', { headers: { authorization: `Bearer ${alice}` } })).status, 403);
+  const allowed = await send(app, '/secure/alice', { headers: { authorization: `Bearer ${alice}` } });
+  assert.equal(allowed.status, 200);
+  assert.equal(await allowed.text(), 'allowed');
+});
+
+test('isGranted option: roles of the member; 403 without the role, 401 when anonymous', async () => {
+  const { app } = setup();
+  const user = await signMemberToken(app, { memberId: 'u', roles: ['ROLE_USER'] });
+  const admin = await signMemberToken(app, { memberId: 'a', roles: ['ROLE_ADMIN'] });
+  const editor = await signMemberToken(app, { memberId: 'e', roles: ['ROLE_EDITOR'] });
+  assert.equal((await send(app, '/granted')).status, 401);
+  const denied = await send(app, '/granted', { headers: { authorization: `Bearer ${user}`, accept: 'application/json' } });
+  assert.equal(denied.status, 403);
+  assert.equal((await denied.json()).detail, 'Access Denied by controller annotation @IsGranted("ROLE_ADMIN")');
+  assert.equal((await send(app, '/granted', { headers: { authorization: `Bearer ${admin}` } })).status, 200);
+  assert.equal((await send(app, '/granted-any', { headers: { authorization: `Bearer ${editor}` } })).status, 200);
+});
+
+test('ControllerListener copies the route options into request attributes', async () => {
+  const { app } = setup();
+  assert.deepEqual(await (await send(app, '/annotated')).json(), { cache: { maxAge: 5 }, isGranted: 'PUBLIC_ACCESS', stateless: true });
+});

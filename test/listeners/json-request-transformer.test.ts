@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HttpResponse, type RouteDefinition } from '../../src/index.ts';
+import { nestingDepth } from '../../src/listeners/json-request-transformer-listener.ts';
+import { send, testApp } from '../pipeline/harness.ts';
+
+let lastParams: Record<string, unknown> | null = null;
+const routes: RouteDefinition[] = [
+  {
+    name: 'echo',
+    path: '/echo',
+    controller: (request) => {
+      lastParams = request.request.all();
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(lastParams)) out[k] = v instanceof File ? { file: v.name, size: v.size } : v;
+      return HttpResponse.json({ method: request.method, params: out, query: request.query.all() });
+    },
+  },
+];
+
+function post(app: ReturnType<typeof testApp>['app'], body: BodyInit | null, contentType: string | null, path = '/echo', extra: Record<string, string> = {}) {
+  const headers: Record<string, string> = { ...extra };
+  if (contentType !== null) headers['content-type'] = contentType;
+  return send(app, path, { method: 'POST', headers, body });
+}
+
+test('a JSON object replaces the body parameters; the query string is untouched', async () => {
+  const { app } = testApp({ routes });
+  const r = await post(app, JSON.stringify({ a: 1, nested: { b: [1, 2] } }), 'application/json', '/echo?q=1');
+  assert.equal(r.status, 200);
+  assert.deepEqual(await r.json(), { method: 'POST', params: { a: 1, nested: { b: [1, 2] } }, query: { q: '1' } });
+});
+
+test('a JSON array gives keys 0, 1, ...; {} and [] empty the parameters', async () => {
+  const { app } = testApp({ routes });
+  assert.deepEqual((await (await post(app, '["x", {"y": 2}]', 'application/json')).json()).params, { 0: 'x', 1: { y: 2 } });
+  assert.deepEqual((await (await post(app, '{}', 'application/json')).json()).params, {});
+  assert.deepEqual((await (await post(app, '[]', 'application/json')).json()).params, {});
+});
+
+test('application/x-json and parameters after ";" are JSON too', async () => {
+  const { app } = testApp({ routes });
+  for (const type of ['application/x-json', 'application/json; charset=utf-8', 'application/json ; charset=UTF-8']) {
+    const r = await post(app, '{"k":"v"}', type);
+    assert.deepEqual((await r.json()).params, { k: 'v' }, type);
+  }
+});
+
+test('other content types are not decoded as JSON', async () => {
+  const { app } = testApp({ routes });
+  // Symfony compares the JSON media types case-sensitively: `Application/JSON` is not JSON there either.
+  for (const type of ['text/plain', 'application/ld+json', 'application/vnd.api+json', 'text/json', 'Application/JSON', null]) {
+    const r = await post(app, '{"member_id":"1"}', type);
+    assert.equal(r.status, 200, String(type));
+    assert.deepEqual((await r.json()).params, {}, String(type));
+  }
+});
+
+test('null, true, false, an empty body and "0" leave the parameters untouched', async () => {
+  const { app } = testApp({ routes });
+  for (const body of ['null', 'true', 'false', '', '0']) {
+    const r = await post(app, body, 'application/json');
+    assert.equal(r.status, 200, JSON.stringify(body));
+    assert.deepEqual((await r.json()).params, {}, JSON.stringify(body));
+  }
+});
+
+test('invalid JSON, numbers, strings, whitespace, bad UTF-8 and depth > 512 → plain 400 before routing', async () => {
+  const { app, lines } = testApp({ routes });
+  const bodies: BodyInit[] = ['{bad', '123', '1.5', '"a string"', '   ', '{"a":1}x', '['.repeat(513) + ']'.repeat(513), '['.repeat(10000) + ']'.repeat(10000), new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])];
+  for (const body of bodies) {
+    for (const path of ['/echo', '/does-not-exist']) {
+      lines.length = 0;
+      const r = await post(app, body, 'application/json', path);
+      assert.equal(r.status, 400, `${String(body).slice(0, 20)} ${path}`);
+      assert.equal(await r.text(), 'Unable to parse request.');
+      assert.equal(r.headers.get('content-type'), 'text/html; charset=UTF-8');
+      assert.equal(r.headers.get('x-robots-tag'), 'noindex');
+      assert.equal(r.headers.get('x-debug-exception'), null, 'no exception page');
+      assert.ok(!lines.some((l) => l.includes('Matched route') || l.includes('Uncaught')), 'routing never ran, nothing logged as an error');
+    }
+  }
+  const ok = await post(app, '['.repeat(512) + ']'.repeat(512), 'application/json');
+  assert.equal(ok.status, 200, 'depth 512 is accepted');
+});
+
+test('__proto__ and constructor keys stay plain keys and never reach a prototype', async () => {
+  const { app } = testApp({ routes });
+  const body = '{"__proto__":{"admin":true,"member_id":"1"},"constructor":{"prototype":{"polluted":1}},"x":{"__proto__":{"deep":true}}}';
+  const r = await post(app, body, 'application/json');
+  assert.equal(r.status, 200);
+  const params = lastParams!;
+  assert.equal(Object.getPrototypeOf(params), null);
+  assert.deepEqual(Object.keys(params).sort(), ['__proto__', 'constructor', 'x']);
+  assert.deepEqual({ ...(params['__proto__'] as object) }, { admin: true, member_id: '1' });
+  const x = params.x as Record<string, unknown>;
+  assert.ok(Object.hasOwn(x, '__proto__'), 'nested __proto__ is an own key');
+  assert.equal(Object.getPrototypeOf(x), Object.prototype);
+  assert.equal(({} as Record<string, unknown>).admin, undefined);
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  assert.equal(({} as Record<string, unknown>).deep, undefined);
+  // The member is not taken from the body.
+  const echoed = await r.json();
+  assert.equal(echoed.params.member_id, undefined);
+});
+
+test('form bodies (urlencoded and multipart) fill the body parameters', async () => {
+  const { app } = testApp({ routes });
+  const urlencoded = await post(app, 'a=1&b=two+words&list[]=x&list[]=y&__proto__=z', 'application/x-www-form-urlencoded');
+  assert.deepEqual((await urlencoded.json()).params, { a: '1', b: 'two words', list: ['x', 'y'], __proto__: 'z' });
+  const form = new FormData();
+  form.append('name', 'Ada');
+  form.append('tags[]', 'a');
+  form.append('tags[]', 'b');
+  form.append('upload', new File(['hello'], 'hello.txt', { type: 'text/plain' }));
+  const multipart = await send(app, '/echo', { method: 'POST', body: form });
+  assert.deepEqual((await multipart.json()).params, { name: 'Ada', tags: ['a', 'b'], upload: { file: 'hello.txt', size: 5 } });
+  const broken = await post(app, '--x\r\nnot multipart', 'multipart/form-data; boundary=zzz');
+  assert.equal(broken.status, 400);
+  assert.equal(await broken.text(), 'Unable to parse request.');
+});
+
+test('_method in a JSON body and X-HTTP-Method-Override override POST (letters only)', async () => {
+  const { app } = testApp({ routes });
+  assert.equal((await (await post(app, '{"_method":"put"}', 'application/json')).json()).method, 'PUT');
+  assert.equal((await (await post(app, '', 'text/plain', '/echo', { 'x-http-method-override': 'patch' })).json()).method, 'PATCH');
+  const bad = await post(app, '{"_method":"DE LETE"}', 'application/json');
+  assert.equal(bad.status, 400);
+  assert.equal(decodeURIComponent(bad.headers.get('x-debug-exception') ?? ''), 'Invalid method override "DE LETE".');
+  const get = await send(app, '/echo', { headers: { 'x-http-method-override': 'DELETE' } });
+  assert.equal((await get.json()).method, 'GET', 'overrides only apply to POST');
+});
+
+/** A body stream that counts how many chunks were pulled. */
+function countingStream(chunks: number, size: number): { stream: ReadableStream<Uint8Array>; pulled: () => number } {
+  let pulled = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulled >= chunks) return controller.close();
+      pulled++;
+      controller.enqueue(new Uint8Array(size).fill(0x20));
+    },
+  }, { highWaterMark: 0 });
+  return { stream, pulled: () => pulled };
+}
+
+test('BODY_LIMIT: 413 from Content-Length before reading, and for chunked bodies as soon as the limit passes', async () => {
+  const { app } = testApp({ routes, bodyLimit: 1024 });
+  // Declared length over the limit (also with Expect: 100-continue): refused without pulling a byte.
+  for (const expect of [false, true]) {
+    const { stream, pulled } = countingStream(1000, 1024);
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(1024 * 1024 * 1024) };
+    if (expect) headers.expect = '100-continue';
+    const r = await app.handle({
+      method: 'POST', target: '/echo', scheme: 'http', fallbackHost: 'localhost', remoteAddress: '127.0.0.1', protocol: 'HTTP/1.1',
+      header: (n) => headers[n] ?? null, headers: () => Object.entries(headers), body: () => stream,
+    });
+    assert.equal(r.response.status, 413, `expect=${expect}`);
+    assert.equal(r.response.headers.get('x-robots-tag'), 'noindex');
+    assert.equal(pulled(), 0, 'no byte read');
+  }
+  // Chunked (no Content-Length): cut off after the limit, not read to the end.
+  const { stream, pulled } = countingStream(1000, 512);
+  const r = await send(app, '/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+  assert.equal(r.status, 413);
+  assert.ok(pulled() < 10, `stopped early (${pulled()} chunks pulled)`);
+  // At the limit exactly: accepted.
+  const fits = await post(app, JSON.stringify({ a: 'x'.repeat(1024 - 10) }), 'application/json');
+  assert.equal(fits.status, 200);
+  // Form bodies are bounded the same way; other content types are never read.
+  assert.equal((await post(app, 'a=' + 'x'.repeat(2000), 'application/x-www-form-urlencoded')).status, 413);
+  assert.equal((await post(app, 'x'.repeat(2000), 'application/octet-stream')).status, 200);
+});
+
+test('nestingDepth skips strings', () => {
+  assert.equal(nestingDepth('[[["[[[[",{"a":"]]]"}]]]'), 4);
+});

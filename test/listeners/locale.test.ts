@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HttpResponse, type LocaleAware, type RouteDefinition } from '../../src/index.ts';
+import { send, testApp } from '../pipeline/harness.ts';
+
+class Translator implements LocaleAware {
+  locale = 'unset';
+  history: string[] = [];
+  setLocale(locale: string): void {
+    if (locale === 'xx') throw new Error('unsupported');
+    this.locale = locale;
+    this.history.push(locale);
+  }
+}
+
+function setup(extra: Record<string, unknown> = {}) {
+  const translator = new Translator();
+  const routes: RouteDefinition[] = [
+    { name: 'page', path: '/:_locale/page', controller: (r) => HttpResponse.json({ locale: r.locale, default: r.defaultLocale, translator: translator.locale }) },
+    { name: 'plain', path: '/plain', controller: (r) => HttpResponse.json({ locale: r.locale, translator: translator.locale }) },
+  ];
+  const { app } = testApp({ routes, localeAware: [translator], ...extra });
+  return { app, translator };
+}
+
+test('the default locale comes from the configuration', async () => {
+  const { app } = setup({ defaultLocale: 'de' });
+  assert.deepEqual(await (await send(app, '/plain')).json(), { locale: 'de', translator: 'de' });
+});
+
+test('a _locale route attribute sets the request locale; locale-aware services follow and are restored on finish', async () => {
+  const { app, translator } = setup();
+  const r = await send(app, '/fr/page');
+  assert.deepEqual(await r.json(), { locale: 'fr', default: 'en', translator: 'fr' });
+  assert.equal(translator.locale, 'en', 'restored to the default locale once the request finished');
+  assert.deepEqual(translator.history, ['fr', 'en']);
+});
+
+test('a service rejecting a locale gets the default locale', async () => {
+  const { app, translator } = setup();
+  const r = await send(app, '/xx/page');
+  assert.deepEqual(await r.json(), { locale: 'xx', default: 'en', translator: 'en' });
+  assert.equal(translator.locale, 'en');
+});
+
+test('with enabled locales: _locale is limited to them; Accept-Language picks among them and the response varies on it', async () => {
+  const { app } = setup({ enabledLocales: ['en', 'fr', 'de'] });
+  assert.equal((await (await send(app, '/it/page')).json()).locale, 'en');
+  const r = await send(app, '/plain', { headers: { 'accept-language': 'it;q=0.9, de-AT;q=0.8, fr;q=0.5' } });
+  assert.equal((await r.json()).locale, 'de');
+  assert.match(r.headers.get('vary') ?? '', /Accept-Language/);
+});

@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { getMember, HttpResponse, listener, logIn, logOut, logoutUrl, MemorySessionStore, signMemberToken, type AppOptions, type RouteDefinition } from '../../src/index.ts';
+import { records, send, setCookies, testApp } from '../pipeline/harness.ts';
+
+const routes: RouteDefinition[] = [
+  { name: 'home', path: '/', controller: (r) => HttpResponse.json({ irms_token: r.attributes.get('irms_token'), member_id: r.attributes.get('member_id'), logout: logoutUrl(r) }) },
+  {
+    name: 'login',
+    path: '/login',
+    methods: ['POST'],
+    controller: (r) => {
+      logIn(r, { memberId: r.request.getString('member'), irmsToken: r.request.getString('token'), roles: ['ROLE_MEMBER'], rememberMe: r.request.get('remember') === true });
+      return HttpResponse.json({ ok: true });
+    },
+  },
+  { name: 'logout', path: '/logout', controller: (r) => { logOut(r); return HttpResponse.text('bye'); } },
+  { name: 'account', path: '/account', methods: ['GET'], controller: (r) => HttpResponse.json({ member_id: getMember(r)?.memberId, by: getMember(r)?.authenticatedBy }), options: { requiresLogin: true } },
+  { name: 'admin_home', path: '/admin', controller: (r) => HttpResponse.json({ member_id: r.attributes.get('member_id') }) },
+  { name: 'echo', path: '/api/echo', methods: ['POST'], controller: () => HttpResponse.text('ok') },
+];
+
+function setup(options: AppOptions = {}) {
+  const store = new MemorySessionStore();
+  const { app, lines } = testApp({ routes, sessionStore: store, logFormat: 'json', environment: { APP_SECRET: 'test-secret' }, ...options });
+  return { app, store, lines };
+}
+
+async function login(app: ReturnType<typeof setup>['app'], body: Record<string, unknown>, cookie?: string) {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (cookie) headers.cookie = cookie;
+  return send(app, '/login', { method: 'POST', headers, body: JSON.stringify(body) });
+}
+
+function appRecords(lines: string[]) {
+  return records(lines).filter((r) => r.channel === 'app');
+}
+
+test('anonymous requests record empty irms_token and member_id and log them at INFO on channel app', async () => {
+  const { app, lines } = setup();
+  const r = await send(app, '/');
+  assert.deepEqual(await r.json(), { irms_token: '', member_id: '', logout: '/logout' });
+  const app_ = appRecords(lines);
+  assert.equal(app_.length, 1);
+  assert.equal(app_[0].level_name, 'INFO');
+  assert.deepEqual(app_[0].context, { irms_token: '', member_id: '' });
+  assert.equal(r.headers.getSetCookie().length, 0, 'no cookie for anonymous visitors');
+});
+
+test('login rotates the session id; the member is read back from the session; the token is logged masked', async () => {
+  const { app, lines, store } = setup();
+  const invalid = await login(app, { member: '', token: '' });
+  assert.equal(invalid.status, 500, 'logIn() refuses an empty member id');
+  const first = await login(app, { member: '42', token: 'tok-abcdef' });
+  assert.equal(first.status, 200);
+  const sid1 = setCookies(first).get('IRMSSESSID')!.value;
+  assert.ok(sid1);
+
+  // Logging in again on that session rotates the id; the old one stops working.
+  const second = await login(app, { member: '42', token: 'tok-abcdef' }, `IRMSSESSID=${sid1}`);
+  const sid2 = setCookies(second).get('IRMSSESSID')!.value;
+  assert.notEqual(sid2, sid1);
+  assert.equal(store.read(sid1), null);
+
+  lines.length = 0;
+  const home = await send(app, '/', { headers: { cookie: `IRMSSESSID=${sid2}` } });
+  assert.deepEqual(await home.json(), { irms_token: 'tok-abcdef', member_id: '42', logout: '/logout' });
+  assert.deepEqual(appRecords(lines)[0].context, { irms_token: 'tok-…', member_id: '42' });
+  assert.ok(!lines.some((l) => l.includes('tok-abcdef')), 'the token never reaches the log');
+  assert.equal(home.headers.get('cache-control'), 'max-age=0, must-revalidate, private');
+
+  const old = await send(app, '/', { headers: { cookie: `IRMSSESSID=${sid1}` } });
+  assert.equal((await old.json()).member_id, '', 'the pre-login id no longer authenticates');
+});
+
+test('requiresLogin: anonymous → 401 (problem+json for JSON clients), HEAD exactly like GET; members pass', async () => {
+  const { app } = setup();
+  for (const method of ['GET', 'HEAD']) {
+    const r = await send(app, '/account', { method });
+    assert.equal(r.status, 401, method);
+    assert.equal(r.headers.get('www-authenticate'), 'Bearer');
+    assert.equal(r.headers.get('x-robots-tag'), 'noindex');
+  }
+  const json = await send(app, '/account', { headers: { accept: 'application/json' } });
+  assert.equal(json.status, 401);
+  assert.equal(json.headers.get('content-type'), 'application/problem+json');
+  assert.equal((await json.json()).detail, 'Full authentication is required to access this resource.');
+
+  const sid = setCookies(await login(app, { member: '7', token: 'seven' })).get('IRMSSESSID')!.value;
+  for (const method of ['GET', 'HEAD']) {
+    const r = await send(app, '/account', { method, headers: { cookie: `IRMSSESSID=${sid}` } });
+    assert.equal(r.status, 200, method);
+  }
+});
+
+test('requiresLogin with a login path: HTML clients are redirected, JSON clients still get 401', async () => {
+  const { app } = setup({ loginPath: '/login' });
+  for (const method of ['GET', 'HEAD']) {
+    const r = await send(app, '/account', { method, headers: { accept: 'text/html' } });
+    assert.equal(r.status, 302, method);
+    assert.equal(r.headers.get('location'), 'http://localhost/login');
+    assert.equal(r.headers.get('x-robots-tag'), 'noindex');
+  }
+  assert.equal((await send(app, '/account', { headers: { accept: 'application/json' } })).status, 401);
+});
+
+test('Authorization: Bearer <irms_token> is verified; valid tokens authenticate without creating a session', async () => {
+  const { app, store, lines } = setup();
+  const token = await signMemberToken(app, { memberId: '99', roles: ['ROLE_API'] });
+  lines.length = 0;
+  const r = await send(app, '/account', { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(r.status, 200);
+  assert.deepEqual(await r.json(), { member_id: '99', by: 'bearer' });
+  assert.equal(r.headers.getSetCookie().length, 0);
+  assert.equal(store.size, 0);
+  assert.deepEqual(appRecords(lines)[0].context, { irms_token: token.slice(0, 4) + '…', member_id: '99' });
+
+  const tampered = token.slice(0, -2) + (token.endsWith('A') ? 'BB' : 'AA');
+  for (const value of [`Bearer ${tampered}`, 'Bearer nonsense', `Basic ${token}`, 'Bearer']) {
+    assert.equal((await send(app, '/account', { headers: { authorization: value } })).status, 401, value);
+  }
+  const expired = await signMemberToken(app, { memberId: '99', expiresIn: -1 });
+  assert.equal((await send(app, '/account', { headers: { authorization: `Bearer ${expired}` } })).status, 401);
+  // Signed with another secret: rejected.
+  const foreign = await signMemberToken('another-secret', { memberId: '99' });
+  assert.equal((await send(app, '/account', { headers: { authorization: `Bearer ${foreign}` } })).status, 401);
+});
+
+test('the bearer verifier is configurable', async () => {
+  const { app } = setup({ verifyBearerToken: async (token) => (token === 'let-me-in' ? { memberId: 'custom', roles: [] } : null) });
+  const r = await send(app, '/account', { headers: { authorization: 'Bearer let-me-in' } });
+  assert.deepEqual(await r.json(), { member_id: 'custom', by: 'bearer' });
+});
+
+test('remember-me: a signed cookie logs the member back in without the session; tampering clears it', async () => {
+  const { app } = setup();
+  const r = await login(app, { member: '5', token: 'five-token', remember: true });
+  const remember = setCookies(r).get('REMEMBERME')!;
+  assert.ok(remember, 'remember-me cookie set');
+  assert.match(remember.line, /; expires=.*; Max-Age=2592000; path=\/; httponly; samesite=lax$/);
+
+  const back = await send(app, '/account', { headers: { cookie: `REMEMBERME=${encodeURIComponent(remember.value)}` } });
+  assert.equal(back.status, 200);
+  assert.deepEqual(await back.json(), { member_id: '5', by: 'remember_me' });
+  const sid = setCookies(back).get('IRMSSESSID');
+  assert.ok(sid?.value, 'the member is stored in a new session');
+  const viaSession = await send(app, '/account', { headers: { cookie: `IRMSSESSID=${sid.value}` } });
+  assert.deepEqual(await viaSession.json(), { member_id: '5', by: 'session' });
+
+  const tampered = remember.value.replace(/^./, (c) => (c === 'e' ? 'f' : 'e'));
+  const bad = await send(app, '/account', { headers: { cookie: `REMEMBERME=${encodeURIComponent(tampered)}` } });
+  assert.equal(bad.status, 401);
+  assert.equal(setCookies(bad).get('REMEMBERME')?.value, '', 'a rejected cookie is cleared');
+});
+
+test('logout empties the session, clears its cookie and the remember-me cookie', async () => {
+  const { app, store } = setup();
+  const r = await login(app, { member: '5', token: 'five-token', remember: true });
+  const sid = setCookies(r).get('IRMSSESSID')!.value;
+  const remember = setCookies(r).get('REMEMBERME')!.value;
+  const out = await send(app, '/logout', { headers: { cookie: `IRMSSESSID=${sid}; REMEMBERME=${encodeURIComponent(remember)}` } });
+  assert.equal(setCookies(out).get('IRMSSESSID')?.value, '');
+  assert.equal(setCookies(out).get('REMEMBERME')?.value, '');
+  assert.equal(store.size, 0);
+  const after = await send(app, '/', { headers: { cookie: `IRMSSESSID=${sid}` } });
+  assert.equal((await after.json()).member_id, '');
+});
+
+test('firewall contexts are separate: a member of main is anonymous under /admin', async () => {
+  const { app } = setup();
+  const sid = setCookies(await login(app, { member: '1', token: 'one' })).get('IRMSSESSID')!.value;
+  const admin = await send(app, '/admin', { headers: { cookie: `IRMSSESSID=${sid}` } });
+  assert.deepEqual(await admin.json(), { member_id: '' });
+});
+
+test('the profiler routes never require login and never authenticate (dev firewall, security off)', async () => {
+  const { app, lines } = setup();
+  const token = await signMemberToken(app, { memberId: '3' });
+  lines.length = 0;
+  const r = await send(app, '/_profiler/abc123', { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(r.status, 200);
+  assert.deepEqual(appRecords(lines)[0].context, { irms_token: '', member_id: '' });
+});
+
+test('lazy firewall: GET and HEAD authenticate at the controller, other methods at kernel.request', async () => {
+  const seen: Record<string, boolean> = {};
+  const { app } = setup({
+    listeners: [{
+      hook: 'kernel.request',
+      listener: listener('Test::probe', 'probe', (e) => void (seen[e.request.method] = e.request.attributes.has('_security_token'))),
+      placement: { after: 'FirewallListener::onKernelRequest' },
+    }],
+  });
+  await send(app, '/api/echo', { method: 'POST' });
+  await send(app, '/account', { method: 'GET' });
+  await send(app, '/account', { method: 'HEAD' });
+  assert.deepEqual(seen, { POST: true, GET: false, HEAD: false });
+});
+
+test('member_id and irms_token never come from the query or the body', async () => {
+  const { app } = setup();
+  const r = await send(app, '/?member_id=1&irms_token=x');
+  assert.deepEqual(await r.json(), { irms_token: '', member_id: '', logout: '/logout' });
+  const j = await send(app, '/api/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"__proto__":{"member_id":"1","irms_token":"x"},"member_id":"2"}' });
+  assert.equal(j.status, 200);
+  assert.equal((await send(app, '/account')).status, 401);
+});

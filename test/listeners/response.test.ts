@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HttpResponse, type RouteDefinition } from '../../src/index.ts';
+import { send, testApp } from '../pipeline/harness.ts';
+
+const encoder = new TextEncoder();
+const routes: RouteDefinition[] = [
+  { name: 'bare', path: '/bare', controller: () => new HttpResponse('<p>hi</p>') },
+  { name: 'text', path: '/text', controller: () => new HttpResponse('plain', 200, { 'content-type': 'text/plain' }) },
+  { name: 'json', path: '/json', controller: () => HttpResponse.json({ a: 1 }) },
+  { name: 'format', path: '/format', controller: () => new HttpResponse('{}'), defaults: { _format: 'json' } },
+  { name: 'empty', path: '/empty', controller: () => new HttpResponse('should vanish', 204, { 'content-type': 'text/plain' }) },
+  { name: 'max_age', path: '/max-age', controller: () => HttpResponse.text('x', 200, { 'cache-control': 'max-age=60' }) },
+  { name: 'validators', path: '/validators', controller: () => HttpResponse.text('x', 200, { 'last-modified': new Date(0).toUTCString() }) },
+  { name: 'redirect', path: '/redirect', controller: () => HttpResponse.redirect('/bare', 302) },
+  { name: 'cookie', path: '/cookie', controller: () => { const r = HttpResponse.text('c'); r.headers.setCookie('pref', 'dark'); return r; } },
+  { name: 'fetch_response', path: '/fetch', controller: () => new Response('from fetch', { headers: { 'content-type': 'text/plain' } }) },
+  {
+    name: 'stream',
+    path: '/stream',
+    controller: () => {
+      let i = 0;
+      return HttpResponse.stream(new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (i === 3) return c.close();
+          c.enqueue(encoder.encode(`chunk${i++};`));
+        },
+      }), 200, { 'content-type': 'text/plain' });
+    },
+  },
+];
+
+test('default content type, charset for text/*, _format, JSON untouched', async () => {
+  const { app } = testApp({ routes });
+  assert.equal((await send(app, '/bare')).headers.get('content-type'), 'text/html; charset=UTF-8');
+  assert.equal((await send(app, '/text')).headers.get('content-type'), 'text/plain; charset=UTF-8');
+  assert.equal((await send(app, '/json')).headers.get('content-type'), 'application/json');
+  assert.equal((await send(app, '/format')).headers.get('content-type'), 'application/json');
+  assert.equal((await send(app, '/fetch')).headers.get('content-type'), 'text/plain; charset=UTF-8');
+});
+
+test('Cache-Control: no-cache, private by default; private added to bare directives; none on a 301', async () => {
+  const { app } = testApp({ routes });
+  assert.equal((await send(app, '/bare')).headers.get('cache-control'), 'no-cache, private');
+  assert.equal((await send(app, '/max-age')).headers.get('cache-control'), 'max-age=60, private');
+  assert.equal((await send(app, '/validators')).headers.get('cache-control'), 'private, must-revalidate');
+  const redirect = await send(app, '/redirect');
+  assert.equal(redirect.status, 302);
+  assert.equal(redirect.headers.get('cache-control'), 'no-cache, private', 'Symfony drops it only from permanent redirects');
+  const slash = await send(app, '/bare/');
+  assert.equal(slash.status, 301);
+  assert.equal(slash.headers.get('cache-control'), null);
+});
+
+test('204 and 304 carry no body and no Content-Type', async () => {
+  const { app } = testApp({ routes });
+  const r = await send(app, '/empty');
+  assert.equal(r.status, 204);
+  assert.equal(await r.text(), '');
+  assert.equal(r.headers.get('content-type'), null);
+});
+
+test('HEAD: same status and headers as GET (Content-Length included), empty body', async () => {
+  const { app } = testApp({ routes, env: 'prod', debug: false });
+  for (const path of ['/bare', '/json', '/nowhere', '/stream']) {
+    const get = await send(app, path);
+    const getBody = await get.arrayBuffer();
+    const head = await send(app, path, { method: 'HEAD' });
+    assert.equal(head.status, get.status, path);
+    assert.equal(await head.text(), '', path);
+    const strip = (r: Response) => [...r.headers].filter(([k]) => k !== 'date' && k !== 'expires' && k !== 'content-length');
+    assert.deepEqual(strip(head), strip(get), path);
+    if (path !== '/stream') assert.equal(head.headers.get('content-length'), String(getBody.byteLength), path);
+  }
+});
+
+test('streamed bodies pass through unbuffered, proxies are told not to buffer', async () => {
+  const { app } = testApp({ routes });
+  const r = await send(app, '/stream');
+  assert.equal(r.headers.get('x-accel-buffering'), 'no');
+  assert.equal(r.headers.get('content-length'), null);
+  const reader = r.body!.getReader();
+  const first = await reader.read();
+  assert.equal(new TextDecoder().decode(first.value), 'chunk0;', 'chunks arrive one by one');
+  let rest = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    rest += new TextDecoder().decode(value);
+  }
+  assert.equal(rest, 'chunk1;chunk2;');
+});
+
+test('cookies of HTTPS requests are marked secure', async () => {
+  const { app } = testApp({ routes });
+  assert.match((await send(app, 'https://localhost/cookie')).headers.getSetCookie()[0], /; secure/);
+  assert.doesNotMatch((await send(app, 'http://localhost/cookie')).headers.getSetCookie()[0], /secure/);
+});

@@ -1,0 +1,132 @@
+/**
+ * Secrets are masked before a profile is stored (CONTRACT §6.2): each kind separately, then a sweep of
+ * the stored JSON, the JSON endpoint and every panel for the canaries.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { maskContent, maskHeader, sanitize, scrubText } from '../../src/debug/profiler/mask.ts';
+import { PANELS } from '../../src/debug/profiler/views/layout.ts';
+import { fixtureRoutes, get, ORIGIN, profiledApp, profileOf } from './support.ts';
+
+const CANARIES = [
+  'CANARY_BEARER',
+  'CANARY_BASIC',
+  'CANARY_PROXY',
+  'CANARY_COOKIE',
+  'CANARY_SET_COOKIE_VALUE',
+  'CANARY_PASSWORD',
+  'CANARY_JSON_TOKEN',
+  'CANARY_NESTED_SECRET',
+  'CANARY_QUERY_TOKEN',
+  'CANARY_REFERER',
+  'CANARY_APIKEY',
+  'CANARY_SESSION_CSRF',
+  'CANARYTOKEN',
+  'CANARY_FORM_PASSWORD',
+  'sk_live_CANARY',
+];
+
+function assertNoCanary(text: string, where: string): void {
+  for (const canary of CANARIES) assert.ok(!text.includes(canary), `${where} leaks ${canary}`);
+}
+
+describe('masking', () => {
+  test('unit: headers, text, nested fields, bodies', () => {
+    assert.equal(maskHeader('Authorization', 'Bearer CANARY_BEARER'), 'Bearer ***');
+    assert.equal(maskHeader('authorization', 'CANARY_BEARER'), '***');
+    assert.equal(maskHeader('Cookie', 'a=CANARY_COOKIE; IRMSSESSID=CANARY_COOKIE'), 'a=***; IRMSSESSID=***');
+    assert.equal(maskHeader('set-cookie', 'remember=CANARY_COOKIE; path=/; httponly'), 'remember=***; path=/; httponly');
+    assert.equal(maskHeader('x-api-key', 'CANARY_APIKEY'), '***');
+    assert.equal(maskHeader('x-debug-token', 'abc123'), 'abc123');
+    assert.equal(maskHeader('referer', 'https://x.test/cb?token=CANARY_REFERER&page=2'), 'https://x.test/cb?token=***&page=2');
+    assert.equal(scrubText('sent Authorization: Bearer CANARY_BEARER ok'), 'sent Authorization: Bearer *** ok');
+    assert.deepEqual(sanitize({ user: { password: 'CANARY_PASSWORD', name: 'ada' }, list: [{ client_secret: 'CANARY_NESTED_SECRET' }] }), {
+      user: { password: '***', name: 'ada' },
+      list: [{ client_secret: '***' }],
+    });
+    const json = maskContent('{"username":"ada","password":"CANARY_PASSWORD","deep":{"access_token":"CANARY_JSON_TOKEN"}}', 'application/json', 10_000);
+    assertNoCanary(json, 'json body');
+    assert.ok(json.includes('"username": "ada"'));
+    assertNoCanary(maskContent('username=ada&password=CANARY_FORM_PASSWORD&_csrf_token=CANARY_JSON_TOKEN', 'application/x-www-form-urlencoded', 10_000), 'form body');
+    const multipart = maskContent('--b\r\nContent-Disposition: form-data; name="password"\r\n\r\nCANARY_PASSWORD\r\n--b--\r\n', 'multipart/form-data; boundary=b', 10_000);
+    assertNoCanary(multipart, 'multipart body');
+    assertNoCanary(maskContent('{"password": "CANARY_PASSWORD", broken', 'text/plain', 10_000), 'broken json');
+  });
+
+  test('a stored profile holds no secret of any kind', async () => {
+    const app = profiledApp({ routes: fixtureRoutes() });
+    const login = await app.fetch(
+      new Request(`${ORIGIN}/login?token=CANARY_QUERY_TOKEN&page=1`, {
+        method: 'POST',
+        headers: {
+          authorization: 'Bearer CANARY_BEARER',
+          'proxy-authorization': 'Basic CANARY_PROXY',
+          cookie: 'theme=CANARY_COOKIE; other=CANARY_COOKIE',
+          referer: `${ORIGIN}/form?reset_token=CANARY_REFERER`,
+          'x-api-key': 'CANARY_APIKEY',
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ username: 'ada', password: 'CANARY_PASSWORD', profile: { api_token: 'CANARY_JSON_TOKEN', nested: { secret: 'CANARY_NESTED_SECRET' } } }),
+      }),
+    );
+    assert.equal(login.status, 200);
+    const p = await profileOf(app, login);
+    const stored = JSON.stringify(p);
+    assertNoCanary(stored, 'stored profile');
+
+    // Each kind, where it lands.
+    assert.equal(p.request.headers.authorization, 'Bearer ***');
+    assert.equal(p.request.headers['proxy-authorization'], 'Basic ***');
+    assert.equal(p.request.headers.cookie, 'theme=***; other=***');
+    assert.deepEqual(p.request.cookies.map((c) => c.value), ['***', '***']);
+    assert.equal(p.request.headers['x-api-key'], '***');
+    assert.equal(p.request.query.token, '***');
+    assert.ok(p.url.includes('token=***'));
+    assert.equal((p.request.body as { password: string }).password, '***');
+    assert.ok(p.request.content?.includes('"password": "***"'));
+    const setCookies = p.response.cookies.map((c) => `${c.name}=${c.value}`);
+    assert.ok(setCookies.includes('remember=***'), JSON.stringify(setCookies));
+    assert.ok(p.response.headers['set-cookie']!.split('\n').every((line) => /^[^=]+=\*\*\*(;|$)/.test(line)), p.response.headers['set-cookie']);
+    assert.ok(p.session, 'session recorded');
+    assert.ok(!p.session!.id || /^.{0,4}…$/.test(p.session!.id), `session id masked: ${p.session!.id}`);
+    assert.equal(p.session!.attributes.csrf_token, '***');
+    assert.deepEqual(p.session!.attributes.cart, ['apple']);
+
+    // The session id itself (from the Set-Cookie the app sent) never appears.
+    const sessionCookie = login.headers.getSetCookie().find((c) => c.startsWith('IRMSSESSID='));
+    if (sessionCookie) {
+      const sid = sessionCookie.slice('IRMSSESSID='.length).split(';')[0]!;
+      assert.ok(sid.length > 8 && !stored.includes(sid), 'session id not stored');
+    }
+
+    // Log contexts and the member token.
+    const logs = await get(app, '/logs');
+    const lp = await profileOf(app, logs);
+    assert.equal((lp.logs.find((l) => l.channel === 'payment')!.context as { api_key: string }).api_key, '***');
+    const member = await get(app, '/member/42');
+    const mp = await profileOf(app, member);
+    assert.equal(mp.security.memberId, '42');
+    assert.equal(mp.security.token, 'CANA…');
+    assertNoCanary(JSON.stringify(lp) + JSON.stringify(mp), 'logs/member profiles');
+
+    // Nothing leaks through the JSON endpoint or any panel either.
+    for (const token of [p.token, lp.token, mp.token]) {
+      assertNoCanary(await (await get(app, `/_profiler/${token}`, { headers: { accept: 'application/json' } })).text(), `JSON of ${token}`);
+      for (const panel of PANELS) assertNoCanary(await (await get(app, `/_profiler/${token}?panel=${panel}`)).text(), `${panel} panel of ${token}`);
+      assertNoCanary(await (await get(app, `/_wdt/${token}`)).text(), `toolbar of ${token}`);
+    }
+  });
+
+  test('an environment canary never reaches a profile or a page', async () => {
+    process.env.IRMS_CANARY_SECRET = 'CANARY_ENV_VALUE';
+    try {
+      const app = profiledApp({ routes: fixtureRoutes() });
+      const r = await get(app, '/boom');
+      const p = await profileOf(app, r);
+      assert.ok(!JSON.stringify(p).includes('CANARY_ENV_VALUE'));
+      for (const panel of PANELS) assert.ok(!(await (await get(app, `/_profiler/${p.token}?panel=${panel}`)).text()).includes('CANARY_ENV_VALUE'));
+    } finally {
+      delete process.env.IRMS_CANARY_SECRET;
+    }
+  });
+});

@@ -1,0 +1,169 @@
+/**
+ * Profile storage (CONTRACT §6.3): PROFILER_DSN parsing, the `max` and byte bounds of both stores,
+ * eviction ("not found" afterwards), and tokens that can never name another file.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { FileProfileStore, MemoryProfileStore, parseProfilerDsn } from '../../src/debug/profiler/storage.ts';
+import type { Profile } from '../../src/debug/profiler/profile.ts';
+import { get, ORIGIN, profiledApp, tick } from './support.ts';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'irms-profiler-'));
+  dirs.push(dir);
+  return dir;
+}
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function fakeProfile(token: string, extra: Partial<Profile> = {}): Profile {
+  return { token, ip: '127.0.0.1', method: 'GET', url: `${ORIGIN}/x`, status: 200, time: Math.floor(Date.now() / 1000), parent: null, ...extra } as Profile;
+}
+
+async function fill(store: MemoryProfileStore | FileProfileStore, n: number, extra: Partial<Profile> = {}): Promise<string[]> {
+  const tokens: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const token = await store.reserveToken();
+    await store.write(fakeProfile(token, extra));
+    tokens.push(token);
+  }
+  return tokens;
+}
+
+describe('PROFILER_DSN', () => {
+  test('memory and file forms', () => {
+    assert.deepEqual(parseProfilerDsn('memory://?max=1000'), { kind: 'memory', dir: '', max: 1000, maxBytes: 64 * 1024 * 1024 });
+    assert.deepEqual(parseProfilerDsn('memory://'), { kind: 'memory', dir: '', max: 1000, maxBytes: 64 * 1024 * 1024 });
+    assert.equal(parseProfilerDsn('memory://?max=5&max_bytes=2mb').maxBytes, 2 * 1024 * 1024);
+    assert.deepEqual(parseProfilerDsn('file:/var/tmp/profiles?max=20'), { kind: 'file', dir: '/var/tmp/profiles', max: 20, maxBytes: 256 * 1024 * 1024 });
+    assert.equal(parseProfilerDsn('file:./var/profiler').dir, './var/profiler');
+    assert.equal(parseProfilerDsn('file:///tmp/a%20b/?max=3').dir, '/tmp/a b');
+  });
+
+  test('invalid DSNs stop the start with a message naming PROFILER_DSN', () => {
+    for (const dsn of ['redis://localhost', 'memory://?max=0', 'memory://?max=abc', 'memory://?maxx=3', 'file:', 'file://evil.example/x', 'memory://?max_bytes=10']) {
+      assert.throws(() => parseProfilerDsn(dsn), /PROFILER_DSN/, dsn);
+    }
+    assert.throws(() => profiledApp({ profilerDsn: 'bogus:' }), /PROFILER_DSN/);
+  });
+});
+
+describe('memory store', () => {
+  test('keeps the newest `max` profiles; evicted tokens read as not found', async () => {
+    const store = new MemoryProfileStore(5);
+    const tokens = await fill(store, 12);
+    assert.equal(store.size, 5);
+    for (const t of tokens.slice(0, 7)) assert.equal(await store.read(t), null);
+    for (const t of tokens.slice(7)) assert.equal((await store.read(t))?.token, t);
+    assert.deepEqual((await store.find({ limit: 100 })).map((s) => s.token), tokens.slice(7).reverse());
+  });
+
+  test('is bounded in bytes too', async () => {
+    const store = new MemoryProfileStore(1000, 20_000);
+    await fill(store, 50, { url: `${ORIGIN}/${'p'.repeat(1500)}` });
+    assert.ok(store.byteSize <= 20_000, `${store.byteSize} bytes`);
+    assert.ok(store.size < 50 && store.size > 0);
+  });
+
+  test('an app with max=3 answers "Token not found" for an evicted token, 404 on /_wdt', async () => {
+    const app = profiledApp({ profilerDsn: 'memory://?max=3' });
+    const tokens: string[] = [];
+    for (let i = 0; i < 5; i++) tokens.push((await get(app, `/gone-${i}`)).headers.get('x-debug-token')!);
+    await tick(20);
+    const evicted = await get(app, `/_profiler/${tokens[0]}`);
+    assert.equal(evicted.status, 200);
+    const body = await evicted.text();
+    assert.ok(body.includes('Token not found'));
+    assert.ok(body.includes(`Token "${tokens[0]}" not found.`));
+    const wdt = await get(app, `/_wdt/${tokens[0]}`);
+    assert.equal(wdt.status, 404);
+    assert.equal(await wdt.text(), '');
+    assert.equal((await get(app, `/_wdt/${tokens[4]}`)).status, 200);
+    assert.equal((await app.services.profiler!.find({ limit: 10 })).length, 3);
+  });
+
+  test('tokens never repeat within the recent window, even after eviction', async () => {
+    const store = new MemoryProfileStore(1);
+    const seen = new Set<string>();
+    for (let i = 0; i < 5000; i++) {
+      const t = store.reserveToken();
+      assert.ok(!seen.has(t));
+      seen.add(t);
+      await store.write(fakeProfile(t));
+    }
+  });
+});
+
+describe('file store', () => {
+  test('one file per profile plus an index; keeps the newest `max` by deleting the oldest', async () => {
+    const dir = tempDir();
+    const store = new FileProfileStore(dir, 4);
+    const tokens = await fill(store, 10);
+    await store.close(); // gives back the tokens reserved ahead
+    const files = readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
+    assert.deepEqual(files, tokens.slice(6).map((t) => `${t}.json`).sort());
+    const index = readFileSync(join(dir, 'index.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).token);
+    assert.deepEqual(index, tokens.slice(6));
+    for (const t of tokens.slice(0, 6)) assert.equal(await store.read(t), null);
+    assert.equal((await store.read(tokens[9]!))?.token, tokens[9]);
+    assert.deepEqual((await store.find()).map((s) => s.token), tokens.slice(6).reverse());
+    assert.ok(!readdirSync(dir).includes('index.lock'), 'lock released');
+  });
+
+  test('bounded in bytes too', async () => {
+    const dir = tempDir();
+    const store = new FileProfileStore(dir, 1000, 20_000);
+    await fill(store, 40, { url: `${ORIGIN}/${'p'.repeat(1500)}` });
+    await store.close();
+    const index = readFileSync(join(dir, 'index.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const total = index.reduce((s: number, e: { bytes: number }) => s + e.bytes, 0);
+    assert.ok(total <= 20_000 && index.length < 40);
+    assert.equal(readdirSync(dir).filter((n) => n.endsWith('.json')).length, index.length);
+  });
+
+  test('a reserved token reads as pending, not as a profile, until written', async () => {
+    const store = new FileProfileStore(tempDir(), 10);
+    const token = await store.reserveToken();
+    assert.equal(await store.read(token), null);
+    assert.equal(await store.isPending(token), true);
+    await store.write(fakeProfile(token));
+    assert.equal(await store.isPending(token), false);
+    assert.equal((await store.read(token))?.token, token);
+  });
+
+  test('tokens are validated before the filesystem is touched: no traversal', async () => {
+    const dir = tempDir();
+    const secret = join(dir, '..', `secret-${process.pid}.json`);
+    writeFileSync(secret, JSON.stringify({ token: 'stolen' }));
+    try {
+      const store = new FileProfileStore(join(dir, 'profiles'), 10);
+      for (const t of ['../secret', `../secret-${process.pid}`, '..%2fsecret', 'ABCDEF', 'abcdefa', 'abc', '', '/etc/passwd', 'abcde\0']) {
+        assert.equal(await store.read(t), null, t);
+        assert.equal(await store.isPending(t), false, t);
+      }
+      await assert.rejects(store.write(fakeProfile('../../x')), /Invalid profiler token/);
+    } finally {
+      rmSync(secret, { force: true });
+    }
+  });
+
+  test('an app on a file store serves its pages and answers not found for evicted tokens', async () => {
+    const dir = tempDir();
+    const app = profiledApp({ profilerDsn: `file:${dir}?max=2` });
+    const tokens: string[] = [];
+    for (let i = 0; i < 4; i++) tokens.push((await get(app, `/file-${i}`)).headers.get('x-debug-token')!);
+    await tick(100);
+    const r = await get(app, `/_profiler/${tokens[3]}`, { headers: { accept: 'application/json' } });
+    assert.equal(r.status, 200);
+    assert.equal((await r.json()).url, `${ORIGIN}/file-3`);
+    assert.ok((await (await get(app, `/_profiler/${tokens[0]}`)).text()).includes(`Token "${tokens[0]}" not found.`));
+    assert.equal((await get(app, `/_wdt/${tokens[0]}`)).status, 404);
+    await app.services.profiler!.store.close();
+    assert.equal(readdirSync(dir).filter((n) => n.endsWith('.json')).length, 2);
+  });
+});

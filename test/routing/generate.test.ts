@@ -1,0 +1,96 @@
+/** URL generation. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Router } from '../../src/routing/router.ts';
+import { route } from './helpers.ts';
+
+const r = new Router([
+  route('home', '/'),
+  route('_profiler', '/_profiler/:token', ['GET']),
+  route('member', '/members/:id', ['GET'], { requirements: { id: '\\d+' } }),
+  route('blog', '/blog{/:page}', ['GET'], { defaults: { page: '1' } }),
+  route('archive', '/archive/:year', ['GET'], { defaults: { year: '2024' } }),
+  route('files', '/files/*rest'),
+  route('root_files', '/*rest/raw'),
+  route('name', '/n/:name'),
+  route('cafe', '/café/:x'),
+]);
+
+describe('generate()', () => {
+  test('builds paths from route names', () => {
+    assert.equal(r.generate('home'), '/');
+    assert.equal(r.generate('_profiler', { token: 'a1b2c3' }), '/_profiler/a1b2c3');
+    assert.equal(r.generate('member', { id: 42 }), '/members/42');
+  });
+
+  test('absoluteBase is prefixed (a trailing slash on it is dropped)', () => {
+    assert.equal(r.generate('_profiler', { token: 'a1b2c3' }, { absoluteBase: 'http://127.0.0.1:8000' }), 'http://127.0.0.1:8000/_profiler/a1b2c3');
+    assert.equal(r.generate('home', {}, { absoluteBase: 'https://example.com/' }), 'https://example.com/');
+    assert.equal(r.generate('home', {}, {}), '/');
+  });
+
+  test('unknown route name', () => {
+    assert.throws(() => r.generate('nope'), {
+      message: 'Unable to generate a URL for the named route "nope" as such route does not exist.',
+    });
+  });
+
+  test('missing mandatory parameter', () => {
+    assert.throws(() => r.generate('_profiler'), { message: 'Some mandatory parameters are missing ("token") to generate a URL for route "_profiler".' });
+    assert.throws(() => r.generate('_profiler', { token: null }), Error);
+    assert.throws(() => r.generate('_profiler', { token: '' }), /missing/);
+    assert.throws(() => r.generate('files', { rest: [] }), /missing/);
+  });
+
+  test('parameter values are percent-encoded', () => {
+    assert.equal(r.generate('name', { name: 'a b/c?d#e%' }), '/n/a%20b%2Fc%3Fd%23e%25');
+    assert.equal(r.generate('name', { name: 'café' }), '/n/caf%C3%A9');
+    assert.equal(r.generate('cafe', { x: '1' }), '/caf%C3%A9/1');
+  });
+
+  test('requirements are enforced', () => {
+    assert.throws(() => r.generate('member', { id: 'abc' }), {
+      message: 'Parameter "id" for route "member" must match "\\d+" ("abc" given) to generate a corresponding URL.',
+    });
+  });
+
+  test('defaults: mandatory variables fall back to them, optional groups are left out', () => {
+    assert.equal(r.generate('archive'), '/archive/2024');
+    assert.equal(r.generate('archive', { year: 2020 }), '/archive/2020');
+    assert.equal(r.generate('blog'), '/blog');
+    assert.equal(r.generate('blog', { page: 3 }), '/blog/3');
+  });
+
+  test('wildcards take arrays or "/"-separated strings, each segment encoded', () => {
+    assert.equal(r.generate('files', { rest: ['a', 'b c'] }), '/files/a/b%20c');
+    assert.equal(r.generate('files', { rest: 'a/b c' }), '/files/a/b%20c');
+  });
+
+  test('a generated path never starts with // and has no dot segments', () => {
+    assert.equal(r.generate('root_files', { rest: ['', 'evil.com'] }), '/%2Fevil.com/raw');
+    assert.equal(r.generate('files', { rest: ['..', 'etc'] }), '/files/%2E%2E/etc');
+    assert.equal(r.generate('name', { name: '.' }), '/n/%2E');
+  });
+
+  test('extra parameters become the query string; defaults and null are skipped; _fragment', () => {
+    assert.equal(r.generate('_profiler', { token: 'abc', panel: 'request', q: 'a b&c' }), '/_profiler/abc?panel=request&q=a%20b%26c');
+    assert.equal(r.generate('archive', { year: '2024', x: null, y: undefined }), '/archive/2024');
+    assert.equal(r.generate('blog', { page: '1' }), '/blog/1');
+    assert.equal(r.generate('home', { ids: [1, 2], f: { a: 'b' } }), '/?ids%5B0%5D=1&ids%5B1%5D=2&f%5Ba%5D=b');
+    assert.equal(r.generate('home', { _fragment: 'top section' }), '/#top%20section');
+  });
+
+  test('generate and match round-trip', () => {
+    for (const [name, params] of [
+      ['member', { id: '7' }],
+      ['name', { name: 'a/b c%' }],
+      ['files', { rest: ['x', 'y z', 'caf\u00e9'] }],
+      ['blog', { page: '2' }],
+    ] as const) {
+      const url = r.generate(name, params);
+      const m = r.match(url, 'GET');
+      assert.equal(m.route.name, name, url);
+      for (const [k, v] of Object.entries(params)) assert.deepEqual(m.params[k], v, url);
+    }
+  });
+});

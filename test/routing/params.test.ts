@@ -1,0 +1,165 @@
+/** Path parameters: decoding, defaults, requirements, optional groups and wildcards. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Router } from '../../src/routing/router.ts';
+import { expectMatch, expectMethodNotAllowed, expectNotFound, expectRedirect, route, router } from './helpers.ts';
+
+describe('decoding', () => {
+  const r = router(route('member', '/members/:id'), route('files', '/files/*rest'));
+
+  test('parameter values are decoded with decodeURIComponent; matching is on the raw path', () => {
+    assert.deepEqual(expectMatch(r, '/members/caf%C3%A9', 'GET', 'member').params, { id: 'café' });
+    assert.deepEqual(expectMatch(r, '/members/a%2Fb', 'GET', 'member').params, { id: 'a/b' });
+    assert.deepEqual(expectMatch(r, '/members/a+b%20c', 'GET', 'member').params, { id: 'a+b c' });
+    assert.deepEqual(expectMatch(r, '/members/%25', 'GET', 'member').params, { id: '%' });
+  });
+
+  test('wildcards give the decoded segments, as path-to-regexp does', () => {
+    assert.deepEqual(expectMatch(r, '/files/a/b%20c/d', 'GET', 'files').params, { rest: ['a', 'b c', 'd'] });
+    assert.deepEqual(expectMatch(r, '/files/x', 'GET', 'files').params, { rest: ['x'] });
+    // a wildcard swallows a trailing slash: an exact match, no redirect
+    assert.deepEqual(expectMatch(r, '/files/x/', 'GET', 'files').params, { rest: ['x', ''] });
+  });
+
+  test('a malformed escape makes that route not match (later routes still tried), never a URIError', () => {
+    const r2 = router(route('strict', '/m/:id'), route('fallback', '/m/%E0%A4%A'), route('later', '/:x/:y'));
+    expectMatch(r2, '/m/%E0%A4%A', 'GET', 'fallback');
+    for (const bad of ['/members/%E0%A4%A', '/members/%', '/members/%zz', '/files/ok/%C0', '/members/%ED%A0%80']) {
+      for (const method of ['GET', 'POST']) {
+        assert.throws(() => r.match(bad, method), (e: unknown) => !(e instanceof URIError) && (e as Error).message.startsWith('No routes found'));
+      }
+    }
+  });
+
+  test('route literals with non-ASCII text match the percent-encoded raw path', () => {
+    const r2 = router(route('cafe', '/café'), route('space', '/a b/:x'));
+    expectMatch(r2, '/caf%C3%A9', 'GET', 'cafe');
+    assert.deepEqual(expectMatch(r2, '/a%20b/1', 'GET', 'space').params, { x: '1' });
+    expectNotFound(r2, '/café', 'POST', 'No routes found for "/café".');
+  });
+
+  test('params is a fresh plain object each time', () => {
+    const r2 = router(route('d', '/d/:id', undefined, { defaults: { list: 'x' } }));
+    const first = r2.match('/d/1', 'GET').params;
+    first.id = 'mutated';
+    first.extra = true;
+    assert.deepEqual(r2.match('/d/1', 'GET').params, { list: 'x', id: '1' });
+    assert.equal(Object.getPrototypeOf(first), Object.prototype);
+  });
+});
+
+describe('defaults', () => {
+  test('defaults are merged with path parameters, path parameters win', () => {
+    const r = router(route('blog', '/blog{/:page}', ['GET'], { defaults: { page: '1', _format: 'html' } }));
+    assert.deepEqual(expectMatch(r, '/blog', 'GET', 'blog').params, { page: '1', _format: 'html' });
+    assert.deepEqual(expectMatch(r, '/blog/3', 'GET', 'blog').params, { page: '3', _format: 'html' });
+  });
+
+  test('static routes return their defaults', () => {
+    const r = router(route('home', '/', undefined, { defaults: { template: 'home.html', n: 2 } }));
+    assert.deepEqual(expectMatch(r, '/', 'GET', 'home').params, { template: 'home.html', n: 2 });
+    assert.deepEqual(router(route('plain', '/plain')).match('/plain', 'GET').params, {});
+  });
+
+  test('later mutation of the definition does not change compiled defaults', () => {
+    const defaults: Record<string, unknown> = { a: 1 };
+    const r = new Router([route('x', '/x', undefined, { defaults })]);
+    defaults.a = 2;
+    assert.deepEqual(r.match('/x', 'GET').params, { a: 1 });
+  });
+
+  test('optional groups', () => {
+    const r = router(route('lang', '{/:lang}/about'), route('multi', '/m{/:a}{/:b}'));
+    assert.deepEqual(expectMatch(r, '/about', 'GET', 'lang').params, {});
+    assert.deepEqual(expectMatch(r, '/fr/about', 'GET', 'lang').params, { lang: 'fr' });
+    assert.deepEqual(expectMatch(r, '/m', 'GET', 'multi').params, {});
+    assert.deepEqual(expectMatch(r, '/m/1', 'GET', 'multi').params, { a: '1' });
+    assert.deepEqual(expectMatch(r, '/m/1/2', 'GET', 'multi').params, { a: '1', b: '2' });
+  });
+});
+
+describe('requirements', () => {
+  test('a failed requirement means that route does not match; later routes are tried', () => {
+    const r = router(route('byId', '/m/:id', ['GET'], { requirements: { id: '\\d+' } }), route('bySlug', '/m/:slug', ['GET']));
+    assert.deepEqual(expectMatch(r, '/m/42', 'GET', 'byId').params, { id: '42' });
+    assert.deepEqual(expectMatch(r, '/m/42a', 'GET', 'bySlug').params, { slug: '42a' });
+  });
+
+  test('requirements are anchored (full match), including alternations', () => {
+    const r = router(route('ab', '/x/:v', undefined, { requirements: { v: 'a|b' } }));
+    expectMatch(r, '/x/a', 'GET', 'ab');
+    expectMatch(r, '/x/b', 'GET', 'ab');
+    for (const v of ['ab', 'ba', 'xa', 'bx', 'aa']) expectNotFound(r, `/x/${v}`, 'POST', `No routes found for "/x/${v}".`);
+  });
+
+  test('requirements test the decoded value', () => {
+    const r = router(route('sp', '/s/:v', undefined, { requirements: { v: '[a-z ]+' } }), route('pct', '/p/:v', undefined, { requirements: { v: '%41' } }));
+    expectMatch(r, '/s/a%20b', 'GET', 'sp');
+    expectMatch(r, '/p/%2541', 'POST', 'pct'); // decoded '%41' meets '%41'; the raw '%2541' would not
+    expectNotFound(r, '/p/%41', 'POST', 'No routes found for "/p/%41".'); // decoded 'A'; the raw '%41' would
+  });
+
+  test('RegExp requirements keep their flags (but not g/y, so matching is stateless)', () => {
+    const r = router(
+      route('ci', '/ci/:v', undefined, { requirements: { v: /[a-z]+/i } }),
+      route('g', '/g/:v', undefined, { requirements: { v: /\d+/g } }),
+    );
+    expectMatch(r, '/ci/ABC', 'GET', 'ci');
+    for (let i = 0; i < 3; i++) expectMatch(r, '/g/123', 'GET', 'g');
+  });
+
+  test('wildcard requirements see the decoded segments joined with "/"', () => {
+    const r = router(route('w', '/w/*rest', undefined, { requirements: { rest: '[a-z]+(/[a-z]+)*' } }), route('other', '/w/*any'));
+    expectMatch(r, '/w/a/b', 'GET', 'w');
+    expectMatch(r, '/w/a/B', 'GET', 'other');
+  });
+
+  test('requirement on a redirect target: the toggled path must meet it too', () => {
+    const r = router(route('id', '/m/:id/', ['GET'], { requirements: { id: '\\d+' } }));
+    expectRedirect(r, '/m/12', 'GET', 'id', '/m/12/');
+    expectNotFound(r, '/m/ab', 'GET', 'No routes found for "/m/ab/".');
+  });
+
+  test('a requirement failure does not contribute to the Allow list', () => {
+    const r = router(route('id', '/m/:id', ['POST'], { requirements: { id: '\\d+' } }), route('put', '/m/:x', ['PUT']));
+    expectMethodNotAllowed(r, '/m/12', 'GET', ['POST', 'PUT']);
+    expectMethodNotAllowed(r, '/m/ab', 'GET', ['PUT']);
+  });
+
+  test('requirements for names that are not path variables are ignored', () => {
+    const r = router(route('x', '/x/:id', undefined, { requirements: { other: '\\d+' } }));
+    expectMatch(r, '/x/abc', 'GET', 'x');
+  });
+
+  test('requirements are compiled at construction, never per request', () => {
+    const r = router(
+      route('id', '/m/:id', ['GET'], { requirements: { id: '\\d+' } }),
+      route('w', '/w/*rest', undefined, { requirements: { rest: '.+' } }),
+      route('s', '/static'),
+    );
+    const Original = globalThis.RegExp;
+    let constructed = 0;
+    globalThis.RegExp = new Proxy(Original, {
+      construct(target, args) {
+        constructed++;
+        return Reflect.construct(target, args);
+      },
+      apply(target, thisArg, args) {
+        constructed++;
+        return Reflect.apply(target, thisArg, args);
+      },
+    });
+    try {
+      r.match('/m/1', 'GET');
+      r.match('/w/a/b', 'GET');
+      r.match('/static', 'GET');
+      r.match('/static/', 'GET');
+      assert.throws(() => r.match('/m/x', 'GET'));
+      assert.throws(() => r.match('/m/1', 'POST'));
+      r.explain('/m/1', 'GET');
+    } finally {
+      globalThis.RegExp = Original;
+    }
+    assert.equal(constructed, 0);
+  });
+});

@@ -1,0 +1,210 @@
+/** Construction, the route table API, and the index (static map + prefix trie) against a naive matcher. */
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { match as p2rMatch } from 'path-to-regexp';
+import { MethodNotAllowedException, NoConfigurationException, ResourceNotFoundException } from '../../src/kernel/exceptions.ts';
+import type { RouteDefinition } from '../../src/routing/route.ts';
+import { Router } from '../../src/routing/router.ts';
+import { controller, route } from './helpers.ts';
+
+describe('construction', () => {
+  test('duplicate route names throw at construction', () => {
+    assert.throws(() => new Router([route('a', '/a'), route('a', '/b')]), { message: 'Route name "a" is defined more than once.' });
+  });
+
+  test('invalid paths throw at construction, naming the route', () => {
+    for (const path of ['/foo(', '/:', '/foo/{bar', '/foo}', 'foo', '', '/:a:b', '/a?']) {
+      assert.throws(() => new Router([route('ok', '/ok'), route('broken', path)]), (e: Error) => e.message.includes('"broken"'), JSON.stringify(path));
+    }
+  });
+
+  test('invalid requirements throw at construction', () => {
+    assert.throws(() => new Router([route('r', '/r/:id', undefined, { requirements: { id: '(' } })]), /Invalid requirement for parameter "id" of route "r"/);
+  });
+
+  test('routes, get() and the compiled shape', () => {
+    const defs = [route('a', '/a', ['get']), route('b', '/b/:id{/:x}', undefined, { defaults: { x: '1' }, options: { cache: 60 } })];
+    const r = new Router(defs);
+    assert.deepEqual(r.routes.map((x) => x.name), ['a', 'b']);
+    const b = r.get('b')!;
+    assert.equal(b.name, 'b');
+    assert.equal(b.path, '/b/:id{/:x}');
+    assert.deepEqual(b.methods, []);
+    assert.equal(b.definition, defs[1]);
+    assert.equal(b.controller, controller);
+    assert.deepEqual(b.variables, ['id', 'x']);
+    assert.deepEqual(b.options, { cache: 60 });
+    assert.equal(b.isStatic, false);
+    assert.equal(r.get('a')!.isStatic, true);
+    assert.deepEqual(r.get('a')!.methods, ['GET']);
+    assert.equal(r.get('zzz'), undefined);
+    assert.equal(r.get('__proto__'), undefined);
+  });
+
+  test('an empty table', () => {
+    const r = new Router([]);
+    assert.equal(r.routes.length, 0);
+    assert.deepEqual(r.explain('/x', 'GET'), []);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Differential test: the indexed router against a straightforward reading of symfony-reference.md §3.3,
+// built independently on path-to-regexp's own match().
+
+type Outcome = string;
+
+function naiveRouter(defs: RouteDefinition[]): (path: string, method: string) => Outcome {
+  const compiled = defs.map((d) => {
+    const fn = p2rMatch(d.path, {
+      sensitive: true,
+      trailing: false,
+      decode: (v) => v, // decoded below, so that a malformed escape is a no-match
+      encodePath: (t) => t.replace(/[\u0000-\u0020"#<>?`{}\u007f]|[^\u0000-\u007f]/gu, (c) => encodeURIComponent(c)),
+    });
+    const reqs = Object.entries(d.requirements ?? {}).map(([k, v]) => [k, new RegExp(`^(?:${typeof v === 'string' ? v : v.source})$`)] as const);
+    const methods = (d.methods ?? []).map((m) => m.toUpperCase());
+    const test = (p: string): Record<string, unknown> | null => {
+      const m = fn(p);
+      if (!m) return null;
+      const out: Record<string, unknown> = { ...d.defaults };
+      try {
+        for (const [k, v] of Object.entries(m.params)) {
+          out[k] = Array.isArray(v) ? v.map((s) => decodeURIComponent(s)) : decodeURIComponent(v as string);
+        }
+      } catch {
+        return null;
+      }
+      for (const [k, re] of reqs) {
+        const v = out[k];
+        if (k in m.params && !re.test(Array.isArray(v) ? v.join('/') : String(v))) return null;
+      }
+      return out;
+    };
+    return { d, test, methods };
+  });
+  const toggle = (p: string): string | null => {
+    const t = p.replace(/\/+$/, '');
+    return t === '' ? null : t === p ? p + '/' : t;
+  };
+  const pass = (p: string, method: string): { hit?: string; allowed: string[]; stop?: boolean } => {
+    const allowed: string[] = [];
+    for (const c of compiled) {
+      const params = c.test(p);
+      if (params) {
+        if (c.methods.length === 0 || c.methods.includes(method) || (method === 'HEAD' && c.methods.includes('GET'))) {
+          return { hit: `${c.d.name} ${JSON.stringify(params)}`, allowed };
+        }
+        for (const m of c.methods) if (!allowed.includes(m)) allowed.push(m);
+        continue;
+      }
+      const t = toggle(p);
+      if ((method === 'GET' || method === 'HEAD') && t && (c.methods.length === 0 || c.methods.includes('GET')) && c.test(t)) {
+        return { allowed: [], stop: true };
+      }
+    }
+    return { allowed };
+  };
+  return (path, method) => {
+    const first = pass(path, method);
+    if (first.hit) return 'match ' + first.hit;
+    if (first.allowed.length) return '405 ' + first.allowed.join(',');
+    if (path === '/') return 'noconfig';
+    const t = toggle(path);
+    if ((method !== 'GET' && method !== 'HEAD') || t === null) return `404 ${path}`;
+    const second = pass(t, method);
+    if (second.hit) return /^\/(\/|\\|%2f|%5c)/i.test(t) ? `404 ${t}` : `redirect ${t} ${second.hit}`;
+    return `404 ${t}`;
+  };
+}
+
+function outcomeOf(r: Router, path: string, method: string): Outcome {
+  try {
+    const m = r.match(path, method);
+    const hit = `${m.route.name} ${JSON.stringify(m.params)}`;
+    return m.redirectPath !== undefined ? `redirect ${m.redirectPath} ${hit}` : `match ${hit}`;
+  } catch (error) {
+    if (error instanceof NoConfigurationException) return 'noconfig';
+    if (error instanceof MethodNotAllowedException) return '405 ' + error.allowedMethods.join(',');
+    if (error instanceof ResourceNotFoundException) return '404 ' + /^No routes found for "(.*)"\.$/s.exec(error.message)![1];
+    throw error;
+  }
+}
+
+/** Deterministic PRNG (mulberry32). */
+function prng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('index equivalence (static map + prefix trie vs a naive in-order scan)', () => {
+  const tally = new Map<string, number>();
+  after(() => {
+    // The random tables must exercise every outcome, or this comparison proves little.
+    for (const kind of ['match', 'redirect', '405', '404', 'noconfig']) assert.ok((tally.get(kind) ?? 0) >= 20, `${kind}: ${tally.get(kind)}`);
+  });
+  const words = ['a', 'b', 'api', 'v1', 'x', ''];
+  const pick = <T>(rnd: () => number, xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const segment = (rnd: () => number, i: number): string => {
+    const k = rnd();
+    if (k < 0.55) return pick(rnd, words);
+    if (k < 0.75) return `:p${i}`;
+    if (k < 0.82) return `x{-:o${i}}`;
+    if (k < 0.88) return `*w${i}`;
+    return pick(rnd, ['a.b', 'b%20c', 'café']);
+  };
+
+  for (let seed = 1; seed <= 40; seed++) {
+    test(`random table #${seed}`, () => {
+      const rnd = prng(seed);
+      const defs: RouteDefinition[] = [];
+      const n = 5 + Math.floor(rnd() * 40);
+      for (let i = 0; i < n; i++) {
+        const depth = 1 + Math.floor(rnd() * 3);
+        const segs: string[] = [];
+        for (let s = 0; s < depth; s++) segs.push(segment(rnd, s));
+        let path = '/' + segs.join('/');
+        if (rnd() < 0.25) path += '/';
+        if (rnd() < 0.1) path += '{/:opt}';
+        const methods = rnd() < 0.5 ? undefined : [pick(rnd, ['GET', 'POST', 'HEAD', 'PUT']), ...(rnd() < 0.3 ? ['post'] : [])];
+        const requirements = rnd() < 0.2 ? { p0: '[a-z]+', p1: '\\d+|a' } : undefined;
+        const defaults = rnd() < 0.2 ? { p0: 'dflt', d: 1 } : undefined;
+        try {
+          new Router([route('probe', path)]);
+        } catch {
+          continue; // shapes path-to-regexp rejects
+        }
+        defs.push(route(`r${i}`, path, methods, { ...(requirements ? { requirements } : {}), ...(defaults ? { defaults } : {}) }));
+      }
+      const r = new Router(defs);
+      const naive = naiveRouter(defs);
+      const pathWords = ['a', 'b', 'api', 'v1', 'x', '', '1', 'a.b', 'b%20c', 'caf%C3%A9', '%E0%A4%A', 'x-1', 'zz'];
+      for (let q = 0; q < 400; q++) {
+        const depth = Math.floor(rnd() * 5);
+        let path = '/' + Array.from({ length: depth }, () => pick(rnd, pathWords)).join('/');
+        if (rnd() < 0.2) path += '/';
+        if (rnd() < 0.05) path = '/' + path;
+        const method = pick(rnd, ['GET', 'HEAD', 'POST', 'PUT', 'DELETE']);
+        const outcome = outcomeOf(r, path, method);
+        tally.set(outcome.split(' ')[0]!, (tally.get(outcome.split(' ')[0]!) ?? 0) + 1);
+        assert.equal(outcome, naive(path, method), `${method} ${path} in ${JSON.stringify(defs.map((d) => [d.path, d.methods]))}`);
+        const matched = r.explain(path, method).filter((e) => e.outcome === 'match');
+        assert.ok(matched.length <= 1);
+      }
+      // and every route's own example paths
+      for (const d of defs) {
+        const sample = d.path.replace(/\{[^}]*\}/g, '').replace(/[:*][a-z0-9]+/g, 'a');
+        for (const method of ['GET', 'POST', 'HEAD']) {
+          for (const p of [sample, sample + '/', sample.replace(/\/$/, '')]) {
+            if (p === '') continue;
+            assert.equal(outcomeOf(r, p, method), naive(p, method), `${method} ${p}`);
+          }
+        }
+      }
+    });
+  }
+});

@@ -1,0 +1,750 @@
+// The Node host (src/runtime/node.ts) over real sockets: raw `node:net` bytes for the odd cases,
+// `node:http` for the ordinary ones, a child process for graceful shutdown. Each test is bounded.
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import net from 'node:net';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { serve, type NodeApp, type NodeServer, type NodeResponse } from '../../src/runtime/node.ts';
+import { HttpResponse } from '../../src/http/response.ts';
+import type { RequestSource } from '../../src/http/source.ts';
+
+type Handler = (source: RequestSource) => NodeResponse | Promise<NodeResponse>;
+
+interface Stub {
+  app: NodeApp;
+  seen: RequestSource[];
+  logs: string[];
+  terminated: string[];
+}
+
+/** A tiny app: `handler` computes the response; requests, log lines and terminate calls are recorded. */
+function stubApp(handler: Handler): Stub {
+  const stub: Stub = {
+    seen: [],
+    logs: [],
+    terminated: [],
+    app: {
+      config: {},
+      async handle(source) {
+        stub.seen.push(source);
+        const response = await handler(source);
+        return { response, terminate: () => void stub.terminated.push(source.target) };
+      },
+      log(_level, message) {
+        stub.logs.push(message);
+      },
+    },
+  };
+  return stub;
+}
+
+const servers: NodeServer[] = [];
+after(async () => {
+  await Promise.all(servers.map((s) => s.close(100)));
+});
+
+async function start(handler: Handler, options: Parameters<typeof serve>[1] = {}): Promise<Stub & { server: NodeServer }> {
+  const stub = stubApp(handler);
+  const server = await serve(stub.app, { port: 0, hostname: '127.0.0.1', handleSignals: false, ...options });
+  servers.push(server);
+  return { ...stub, server };
+}
+
+/** Sends raw bytes; resolves with everything received once the server closes, or after `waitMs`. */
+function raw(port: number, bytes: string, waitMs = 1500): Promise<{ data: string; closed: boolean }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let data = '';
+    let done = false;
+    const finish = (closed: boolean) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ data, closed });
+    };
+    const timer = setTimeout(() => finish(false), waitMs);
+    socket.on('data', (d) => (data += d.toString('latin1')));
+    socket.on('close', () => finish(true));
+    socket.on('error', () => finish(true));
+    socket.write(bytes);
+  });
+}
+
+function get(port: number, path: string, init: http.RequestOptions = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, agent: false, ...init }, (res) => {
+      let body = '';
+      res.setEncoding('latin1');
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.setTimeout(3000, () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms))),
+  ]);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(condition: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+const echo: Handler = (source) => HttpResponse.text(`${source.method} ${source.target}`);
+
+describe('node adapter: request source', { timeout: 10_000 }, () => {
+  test('serve() on port 0 reports the real port and hostname', async () => {
+    const { server } = await start(echo);
+    assert.ok(server.port > 0);
+    assert.equal(server.hostname, '127.0.0.1');
+    assert.equal(server.adapter, 'native');
+    assert.equal((server.server.address() as net.AddressInfo).port, server.port);
+  });
+
+  test('the target is the raw request target: //evil.com/ stays a path', async () => {
+    const { server, seen } = await start(echo);
+    const { data } = await raw(server.port, 'GET //evil.com/?a=%2F HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+    assert.match(data, /^HTTP\/1\.1 200 /);
+    assert.equal(seen[0].target, '//evil.com/?a=%2F');
+    assert.equal(seen[0].method, 'GET');
+    assert.equal(seen[0].scheme, 'http');
+    assert.equal(seen[0].fallbackHost, '');
+    assert.equal(seen[0].protocol, 'HTTP/1.1');
+    assert.equal(seen[0].remoteAddress, '127.0.0.1');
+    assert.ok(data.endsWith('GET //evil.com/?a=%2F'));
+  });
+
+  test('an invalid Host header reaches the app unchanged', async () => {
+    const { server, seen } = await start((s) => HttpResponse.text(`host=[${s.header('host')}]`));
+    const { data } = await raw(server.port, 'GET / HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n');
+    assert.equal(seen[0].header('host'), 'a b');
+    assert.ok(data.endsWith('host=[a b]'));
+  });
+
+  test('headers: lower-case lookup, duplicates joined like Fetch Headers, iteration', async () => {
+    const { server, seen } = await start(echo);
+    await raw(
+      server.port,
+      'GET / HTTP/1.0\r\nHost: x\r\nHost: y\r\nX-Multi: 1\r\nx-multi: 2\r\nCookie: a=1\r\nCookie: b=2\r\nConstructor: no\r\n\r\n',
+    );
+    const s = seen[0];
+    assert.equal(s.protocol, 'HTTP/1.0');
+    assert.equal(s.header('host'), 'x, y');
+    assert.equal(s.header('x-multi'), '1, 2');
+    assert.equal(s.header('cookie'), 'a=1; b=2');
+    assert.equal(s.header('missing'), null);
+    assert.equal(s.header('__proto__'), null);
+    assert.equal(s.header('hasOwnProperty'), null);
+    const all = new Map(s.headers());
+    assert.equal(all.get('x-multi'), '1, 2');
+    assert.equal(all.get('constructor'), 'no');
+    assert.equal(s.body(), null);
+  });
+
+  test('a request body is a web stream, read with backpressure', async () => {
+    const { server } = await start(async (s) => {
+      const stream = s.body();
+      assert.ok(stream);
+      let n = 0;
+      for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) n += chunk.byteLength;
+      assert.throws(() => s.body(), /only once/);
+      return HttpResponse.text(`read ${n}`);
+    });
+    const payload = 'x'.repeat(300_000);
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port: server.port, path: '/up', method: 'POST', agent: false }, (r) => {
+        let body = '';
+        r.on('data', (d) => (body += d));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.write(payload.slice(0, 100_000)); // chunked
+      setTimeout(() => req.end(payload.slice(100_000)), 50);
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.body, 'read 300000');
+  });
+});
+
+describe('node adapter: methods and framing', { timeout: 10_000 }, () => {
+  test('TRACE reaches the app; CONNECT, lowercase and unknown methods get an answer or a close', async () => {
+    const { server, seen } = await start(echo);
+    const trace = await raw(server.port, 'TRACE / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+    assert.match(trace.data, /^HTTP\/1\.1 200 /);
+    assert.equal(seen.at(-1)?.method, 'TRACE');
+
+    const connect = await raw(server.port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    assert.ok(connect.closed);
+    assert.ok(connect.data === '' || /^HTTP\/1\.1 405 /.test(connect.data), connect.data);
+
+    for (const line of ['get / HTTP/1.1', 'FOO / HTTP/1.1', 'TRACK / HTTP/1.1', 'GET / HTTP/9.9', '\x00\x01\x02']) {
+      const r = await raw(server.port, `${line}\r\nHost: localhost\r\n\r\n`);
+      assert.ok(r.closed, `${JSON.stringify(line)} left the connection open`);
+      assert.ok(r.data === '' || /^HTTP\/1\.1 400 /.test(r.data), `${JSON.stringify(line)}: ${r.data}`);
+    }
+    // Still serving.
+    assert.equal((await get(server.port, '/alive')).body, 'GET /alive');
+  });
+
+  test('PATCH and lowercase-looking custom methods keep their spelling for the kernel', async () => {
+    const { server, seen } = await start(echo);
+    await raw(server.port, 'PATCH /p HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    assert.equal(seen[0].method, 'PATCH');
+  });
+
+  test('GET with a body: answered, and a pipelined request after it is parsed as a request', async () => {
+    const { server, seen } = await start(echo);
+    const { data } = await raw(
+      server.port,
+      'GET /first HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello' + 'GET /second HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    );
+    assert.equal(data.match(/HTTP\/1\.1 200 /g)?.length, 2, data);
+    assert.deepEqual(
+      seen.map((s) => s.target),
+      ['/first', '/second'],
+    );
+  });
+
+  test('50 pipelined requests get 50 answers in order', async () => {
+    const { server } = await start(echo);
+    let bytes = '';
+    for (let i = 0; i < 50; i++) bytes += `GET /${i} HTTP/1.1\r\nHost: x\r\n${i === 49 ? 'Connection: close\r\n' : ''}\r\n`;
+    const { data } = await raw(server.port, bytes, 3000);
+    const bodies = [...data.matchAll(/GET \/(\d+)/g)].map((m) => Number(m[1]));
+    assert.deepEqual(bodies, Array.from({ length: 50 }, (_, i) => i));
+  });
+
+  test('a request body the app cancels: the answer still goes out, then the connection closes', async () => {
+    const { server } = await start(async (s) => {
+      const reader = s.body()!.getReader();
+      await reader.read();
+      await reader.cancel();
+      return HttpResponse.text('too large', 413);
+    });
+    const { data, closed } = await raw(
+      server.port,
+      'POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n' + '5\r\nworld\r\n'.repeat(200),
+      2000,
+    );
+    assert.match(data, /^HTTP\/1\.1 413 /);
+    assert.match(data, /\r\nConnection: close\r\n/i);
+    assert.ok(closed);
+  });
+
+  test('an unread large body closes the connection after the answer', async () => {
+    const { server } = await start(() => HttpResponse.text('ignored', 413));
+    const { data, closed } = await raw(server.port, 'POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\nabc', 2000);
+    assert.match(data, /^HTTP\/1\.1 413 /);
+    assert.match(data, /\r\nConnection: close\r\n/i);
+    assert.ok(closed);
+  });
+
+  test('a header block over 16 KiB gets 431; incomplete headers get 408 after headersTimeout', async () => {
+    const { server } = await start(echo, { headersTimeout: 400, requestTimeout: 1000, connectionsCheckingInterval: 100 });
+    const big = await raw(server.port, `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    assert.match(big.data, /^HTTP\/1\.1 431 /);
+    assert.ok(big.closed);
+    const t0 = Date.now();
+    const slow = await raw(server.port, 'GET / HTTP/1.1\r\nHost: x\r\n', 3000);
+    assert.ok(slow.closed, 'the slow socket was not closed');
+    assert.match(slow.data, /^HTTP\/1\.1 408 /);
+    assert.ok(Date.now() - t0 < 2500);
+  });
+});
+
+describe('node adapter: responses', { timeout: 10_000 }, () => {
+  test('Set-Cookie is repeated, other headers written once, Content-Length exact', async () => {
+    const { server } = await start(() => {
+      const r = HttpResponse.text('héllo');
+      r.headers.append('set-cookie', 'a=1; Path=/');
+      r.headers.append('set-cookie', 'b=2; Path=/');
+      r.headers.set('content-length', '999'); // wrong: replaced by the real length
+      r.headers.set('x-custom', 'v');
+      return r;
+    });
+    const { data } = await raw(server.port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.equal(data.match(/\r\nset-cookie: /gi)?.length, 2);
+    assert.match(data, /\r\nset-cookie: a=1; Path=\/\r\n/);
+    assert.match(data, /\r\nset-cookie: b=2; Path=\/\r\n/);
+    assert.equal(data.match(/\r\ncontent-length: /gi)?.length, 1);
+    assert.match(data, /\r\ncontent-length: 6\r\n/i);
+    const res = await get(server.port, '/');
+    assert.deepEqual(res.headers['set-cookie'], ['a=1; Path=/', 'b=2; Path=/']);
+    assert.equal(Buffer.from(res.body, 'latin1').toString('utf8'), 'héllo');
+  });
+
+  test('byte bodies, empty bodies, 204 and 304', async () => {
+    const { server } = await start((s) => {
+      if (s.target === '/bytes') return new HttpResponse(new Uint8Array([104, 105]));
+      if (s.target === '/null') return new HttpResponse(null);
+      if (s.target === '/304') return new HttpResponse('not sent', 304, { etag: '"x"' });
+      return new HttpResponse('not sent', 204, { 'content-length': '8' });
+    });
+    assert.equal((await get(server.port, '/bytes')).body, 'hi');
+    const empty = await get(server.port, '/null');
+    assert.equal(empty.headers['content-length'], '0');
+    assert.equal(empty.body, '');
+    const nc = await raw(server.port, 'GET /204 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(nc.data, /^HTTP\/1\.1 204 /);
+    assert.doesNotMatch(nc.data, /content-length|transfer-encoding|not sent/i);
+    const nm = await raw(server.port, 'GET /304 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(nm.data, /^HTTP\/1\.1 304 /);
+    assert.match(nm.data, /etag: "x"/);
+    assert.doesNotMatch(nm.data, /not sent/);
+  });
+
+  test('HEAD gets the headers (with the GET length) and no body, for fixed and streamed bodies', async () => {
+    const cancelled = deferred();
+    const { server } = await start((s) => {
+      if (s.target === '/stream') {
+        return HttpResponse.stream(new ReadableStream({ pull: (c) => c.enqueue(new TextEncoder().encode('chunk')), cancel: () => cancelled.resolve() }));
+      }
+      return HttpResponse.text('hello');
+    });
+    const fixed = await raw(server.port, 'HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(fixed.data, /^HTTP\/1\.1 200 /);
+    assert.match(fixed.data, /\r\ncontent-length: 5\r\n/i);
+    assert.ok(fixed.data.endsWith('\r\n\r\n'), JSON.stringify(fixed.data));
+    const streamed = await raw(server.port, 'HEAD /stream HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(streamed.data, /^HTTP\/1\.1 200 /);
+    assert.ok(streamed.data.endsWith('\r\n\r\n'), JSON.stringify(streamed.data));
+    assert.doesNotMatch(streamed.data, /chunk/);
+    await within(cancelled.promise, 1000, 'the HEAD stream to be cancelled');
+  });
+
+  test('a streamed body arrives in chunks: the first before the stream ends', async () => {
+    const firstSeen = deferred();
+    let ended = false;
+    const { server, terminated } = await start(() => {
+      let step = 0;
+      return HttpResponse.stream(
+        new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            if (step === 0) controller.enqueue(new TextEncoder().encode('first;'));
+            else if (step === 1) {
+              await within(firstSeen.promise, 2000, 'the client to see the first chunk');
+              controller.enqueue(new TextEncoder().encode('second'));
+            } else {
+              ended = true;
+              controller.close();
+            }
+            step++;
+          },
+        }),
+        200,
+        { 'content-type': 'text/plain' },
+      );
+    });
+    const result = await new Promise<{ chunks: string[]; endedAtFirst: boolean; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+      const chunks: string[] = [];
+      let endedAtFirst = true;
+      http
+        .get({ host: '127.0.0.1', port: server.port, path: '/s', agent: false }, (res) => {
+          res.on('data', (d: Buffer) => {
+            if (chunks.length === 0) {
+              endedAtFirst = ended;
+              firstSeen.resolve();
+            }
+            chunks.push(d.toString());
+          });
+          res.on('end', () => resolve({ chunks, endedAtFirst, headers: res.headers }));
+        })
+        .on('error', reject);
+    });
+    assert.equal(result.endedAtFirst, false);
+    assert.equal(result.chunks.join(''), 'first;second');
+    assert.ok(result.chunks.length >= 2);
+    assert.equal(result.headers['transfer-encoding'], 'chunked');
+    await waitFor(() => terminated.includes('/s'), 1000, 'terminate');
+  });
+
+  test('a large stream respects backpressure and arrives whole', async () => {
+    const chunk = new Uint8Array(64 * 1024).fill(97);
+    let pulls = 0;
+    const { server } = await start(() =>
+      HttpResponse.stream(
+        new ReadableStream<Uint8Array>({
+          pull(c) {
+            if (++pulls > 64) c.close();
+            else c.enqueue(chunk);
+          },
+        }),
+      ),
+    );
+    let pulledWhilePaused = 0;
+    const total = await new Promise<number>((resolve, reject) => {
+      http
+        .get({ host: '127.0.0.1', port: server.port, path: '/big', agent: false }, (res) => {
+          let n = 0;
+          res.pause();
+          // A slow reader first: the server must not pull everything into memory meanwhile.
+          setTimeout(() => {
+            pulledWhilePaused = pulls;
+            res.on('data', (d: Buffer) => (n += d.length));
+            res.on('end', () => resolve(n));
+            res.resume();
+          }, 200);
+        })
+        .on('error', reject);
+    });
+    assert.ok(pulledWhilePaused < 64, `pulled ${pulledWhilePaused} chunks while the client was not reading`);
+    assert.equal(total, 64 * 64 * 1024);
+  });
+
+  test('client disconnect mid-stream cancels the stream, and nothing crashes', async () => {
+    const cancelled = deferred<unknown>();
+    const { server, terminated } = await start((s) =>
+      s.target === '/after'
+        ? HttpResponse.text('after')
+        : HttpResponse.stream(
+            new ReadableStream<Uint8Array>({
+              async pull(c) {
+                await sleep(20);
+                c.enqueue(new TextEncoder().encode('tick\n'));
+              },
+              cancel: (reason) => cancelled.resolve(reason),
+            }),
+          ),
+    );
+    await new Promise<void>((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port: server.port, path: '/forever', agent: false }, (res) => {
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+      });
+      req.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' ? undefined : reject(e)));
+    });
+    await within(cancelled.promise, 2000, 'the stream to be cancelled');
+    await waitFor(() => terminated.includes('/forever'), 1000, 'terminate after the client left');
+    assert.equal((await get(server.port, '/after')).status, 200);
+  });
+
+  test('a body stream that errors: the response is cut (no final chunk), logged, server alive', async () => {
+    const { server, logs } = await start((s) =>
+      s.target === '/ok'
+        ? HttpResponse.text('fine')
+        : HttpResponse.stream(
+            new ReadableStream<Uint8Array>({
+              start(c) {
+                c.enqueue(new TextEncoder().encode('partial'));
+              },
+              async pull(c) {
+                await sleep(20);
+                c.error(new Error('stream exploded'));
+              },
+            }),
+          ),
+    );
+    const { data, closed } = await raw(server.port, 'GET /broken HTTP/1.1\r\nHost: x\r\n\r\n');
+    assert.ok(closed);
+    assert.match(data, /^HTTP\/1\.1 200 /);
+    assert.match(data, /partial/);
+    assert.ok(!data.endsWith('0\r\n\r\n'), 'the chunked body must not look complete');
+    assert.ok(logs.some((l) => l.includes('stream exploded')));
+    assert.equal((await get(server.port, '/ok')).body, 'fine');
+  });
+
+  test('an app that throws or rejects gets a minimal 500, logged, no unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (r: unknown) => unhandled.push(r);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const { server, logs } = await start(async (s) => {
+        if (s.target === '/async') {
+          await sleep(1);
+          throw new Error('async failure');
+        }
+        throw new Error('sync failure');
+      });
+      const a = await get(server.port, '/async');
+      const b = await get(server.port, '/sync');
+      for (const r of [a, b]) {
+        assert.equal(r.status, 500);
+        assert.equal(r.body, 'Internal Server Error');
+        assert.equal(r.headers['content-type'], 'text/plain; charset=UTF-8');
+      }
+      const head = await raw(server.port, 'HEAD /sync HTTP/1.1\r\nHost: x\r\n\r\n');
+      assert.match(head.data, /^HTTP\/1\.1 500 /);
+      assert.ok(head.data.endsWith('\r\n\r\n'));
+      assert.ok(logs.some((l) => l.includes('async failure')));
+      assert.ok(logs.some((l) => l.includes('sync failure')));
+
+      // handle() itself throwing synchronously, and a response the socket cannot carry.
+      const broken = await serve(
+        {
+          handle(source) {
+            if (source.target === '/bad-header') return Promise.resolve({ response: new HttpResponse('x', 200, { 'x-bad': 'ĀĀ' }), terminate() {} });
+            if (source.target === '/bad-status') return Promise.resolve({ response: new HttpResponse('x', 42), terminate() {} });
+            throw new Error('not even a promise');
+          },
+          log() {},
+        },
+        { port: 0, handleSignals: false },
+      );
+      servers.push(broken);
+      for (const path of ['/sync-throw', '/bad-header', '/bad-status']) assert.equal((await get(broken.port, path)).status, 500, path);
+      await sleep(20);
+      assert.deepEqual(unhandled, []);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  test('terminate runs once, after the response was written', async () => {
+    const order: string[] = [];
+    const app: NodeApp = {
+      async handle() {
+        let n = 0;
+        const body = new ReadableStream<Uint8Array>({
+          async pull(c) {
+            await sleep(30);
+            if (n++ < 2) c.enqueue(new TextEncoder().encode('x'));
+            else {
+              order.push('stream done');
+              c.close();
+            }
+          },
+        });
+        return { response: new HttpResponse(body), terminate: () => void order.push('terminate') };
+      },
+    };
+    const server = await serve(app, { port: 0, handleSignals: false });
+    servers.push(server);
+    assert.equal((await get(server.port, '/')).body, 'xx');
+    await sleep(50);
+    assert.deepEqual(order, ['stream done', 'terminate']);
+  });
+});
+
+describe('node adapter: hono comparison adapter', { timeout: 10_000 }, () => {
+  test('serves app.fetch with the raw target and survives odd methods', async () => {
+    const infos: unknown[] = [];
+    const app: NodeApp = {
+      handle: () => Promise.reject(new Error('not used')),
+      async fetch(request, info) {
+        infos.push(info);
+        if (new URL(request.url).pathname === '/throw') throw new Error('fetch failed');
+        return new Response(`${request.method} ok`);
+      },
+      log() {},
+    };
+    const server = await serve(app, { port: 0, handleSignals: false, adapter: 'hono' });
+    servers.push(server);
+    assert.equal(server.adapter, 'hono');
+    assert.equal((await get(server.port, '//evil.com/x')).body, 'GET ok');
+    assert.equal((infos[0] as { rawTarget: string }).rawTarget, '//evil.com/x');
+    assert.equal((await get(server.port, '/throw')).status, 500);
+    const trace = await raw(server.port, 'TRACE / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(trace.data, /^HTTP\/1\.1 \d{3} /);
+    const withBody = await raw(server.port, 'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc');
+    assert.match(withBody.data, /^HTTP\/1\.1 \d{3} /);
+    assert.equal((await get(server.port, '/')).status, 200);
+  });
+});
+
+describe('node adapter: shutdown', { timeout: 15_000 }, () => {
+  test('close(): idle and silent sockets closed at once, in-flight finishes, new connections refused', async () => {
+    const { server } = await start(async (s) => {
+      if (s.target === '/slow') await sleep(300);
+      return HttpResponse.text('done');
+    });
+    // An idle keep-alive connection and a silent one.
+    const idle = net.connect(server.port, '127.0.0.1');
+    await new Promise((r) => idle.once('connect', r));
+    idle.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((r) => idle.once('data', r));
+    const silent = net.connect(server.port, '127.0.0.1');
+    await new Promise((r) => silent.once('connect', r));
+    const idleClosed = new Promise((r) => idle.once('close', r));
+    const silentClosed = new Promise((r) => silent.once('close', r));
+    idle.on('error', () => {});
+    silent.on('error', () => {});
+
+    const inflight = get(server.port, '/slow');
+    await sleep(50);
+    const t0 = Date.now();
+    const closed = server.close(2000);
+    await within(Promise.all([idleClosed, silentClosed]), 500, 'idle and silent sockets to close');
+    await assert.rejects(get(server.port, '/new'), /ECONNREFUSED/);
+    const res = await inflight;
+    assert.equal(res.status, 200);
+    assert.equal(res.body, 'done');
+    assert.equal(res.headers.connection, 'close');
+    await within(closed, 1000, 'close() to resolve');
+    assert.ok(Date.now() - t0 < 1500);
+    assert.equal(server.close(), closed, 'close() is idempotent');
+  });
+
+  test('close(): what is still running at the deadline is cut off', async () => {
+    const { server } = await start(async () => {
+      await sleep(5000);
+      return HttpResponse.text('late');
+    });
+    const inflight = get(server.port, '/').then(
+      () => 'answered',
+      () => 'cut',
+    );
+    await sleep(50);
+    const t0 = Date.now();
+    await within(server.close(300), 2000, 'close() after the deadline');
+    assert.ok(Date.now() - t0 >= 250);
+    assert.equal(await inflight, 'cut');
+  });
+
+  const fixture = fileURLToPath(new URL('./fixtures/slow-server.ts', import.meta.url));
+
+  function child(env: Record<string, string> = {}) {
+    const proc = spawn(process.execPath, ['--import', 'tsx', fixture], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    proc.stderr.on('data', (d) => (stderr += d));
+    const port = new Promise<number>((resolve, reject) => {
+      let out = '';
+      proc.stdout.on('data', (d) => {
+        out += d;
+        const m = /PORT (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      proc.once('exit', (code) => reject(new Error(`child exited early (${code}): ${stderr}`)));
+    });
+    const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
+    return { proc, port, exit, stderr: () => stderr };
+  }
+
+  test('SIGTERM: the in-flight request completes, new connections are refused, exit code 0', async () => {
+    const c = child({ SHUTDOWN_DEADLINE_MS: '3000' });
+    try {
+      const port = await within(c.port, 8000, 'the child server to start');
+      const inflight = get(port, '/slow?ms=600');
+      await sleep(150);
+      const t0 = Date.now();
+      c.proc.kill('SIGTERM');
+      await sleep(150);
+      await assert.rejects(get(port, '/new'), /ECONNREFUSED/);
+      const res = await inflight;
+      assert.equal(res.status, 200);
+      assert.equal(res.body, 'done /slow?ms=600');
+      const { code, signal } = await within(c.exit, 3000, 'the child to exit');
+      assert.equal(signal, null);
+      assert.equal(code, 0, c.stderr());
+      assert.ok(Date.now() - t0 < 2000);
+      assert.match(c.stderr(), /SIGTERM received/);
+    } finally {
+      c.proc.kill('SIGKILL');
+    }
+  });
+
+  test('SIGTERM with a request that outlives the deadline: exit 0 shortly after the deadline', async () => {
+    const c = child({ SHUTDOWN_DEADLINE_MS: '300' });
+    try {
+      const port = await within(c.port, 8000, 'the child server to start');
+      const inflight = get(port, '/slow?ms=10000').then(
+        () => 'answered',
+        () => 'cut',
+      );
+      const silent = net.connect(port, '127.0.0.1');
+      silent.on('error', () => {});
+      await sleep(150);
+      const t0 = Date.now();
+      c.proc.kill('SIGTERM');
+      const { code } = await within(c.exit, 3000, 'the child to exit');
+      assert.equal(code, 0, c.stderr());
+      assert.ok(Date.now() - t0 < 1300, `took ${Date.now() - t0} ms`);
+      assert.equal(await inflight, 'cut');
+      silent.destroy();
+    } finally {
+      c.proc.kill('SIGKILL');
+    }
+  });
+});
+
+describe('entries: dist/server.js and dist/deno.js sources', { timeout: 30_000 }, () => {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+
+  /** Starts an entry, waits for its start line, and returns the stderr so far plus the port. */
+  function startEntry(command: string, args: string[], env: Record<string, string>) {
+    const proc = spawn(command, args, { cwd: root, env: { ...process.env, LOG_LEVEL: 'error', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    const ready = new Promise<number>((resolve, reject) => {
+      proc.stderr.on('data', (d) => {
+        stderr += d;
+        const m = /irms-web listening on http:\/\/[^\s]+:(\d+) /.exec(stderr);
+        if (m) resolve(Number(m[1]));
+      });
+      proc.once('exit', (code) => reject(new Error(`exited early (${code}): ${stderr}`)));
+    });
+    const exit = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+    return { proc, ready, exit, stderr: () => stderr };
+  }
+
+  test('server.ts: start line with the real port, no WARNING on loopback, SIGTERM → exit 0', async () => {
+    const e = startEntry(process.execPath, ['--import', 'tsx', 'src/runtime/server.ts'], { HOST: '127.0.0.1', PORT: '0', APP_ENV: 'dev' });
+    try {
+      const port = await within(e.ready, 15_000, 'the server to start');
+      assert.match(e.stderr(), new RegExp(`^irms-web listening on http://127\\.0\\.0\\.1:${port} \\(env=dev, debug=true\\)\\n`));
+      const res = await get(port, '/');
+      assert.ok(res.status >= 200 && res.status < 500, String(res.status));
+      e.proc.kill('SIGTERM');
+      assert.equal(await within(e.exit, 5000, 'exit'), 0);
+      assert.doesNotMatch(e.stderr(), /WARNING/);
+    } finally {
+      e.proc.kill('SIGKILL');
+    }
+  });
+
+  test('server.ts: debug on a non-loopback HOST logs a WARNING; debug off does not', async () => {
+    for (const [debug, warns] of [['1', true], ['0', false]] as const) {
+      const e = startEntry(process.execPath, ['--import', 'tsx', 'src/runtime/server.ts'], { HOST: '0.0.0.0', PORT: '0', APP_DEBUG: debug });
+      try {
+        await within(e.ready, 15_000, 'the server to start');
+        await sleep(50);
+        assert.equal(/^WARNING: .*0\.0\.0\.0.*$/m.test(e.stderr()), warns, e.stderr());
+        e.proc.kill('SIGTERM');
+        assert.equal(await within(e.exit, 5000, 'exit'), 0);
+      } finally {
+        e.proc.kill('SIGKILL');
+      }
+    }
+  });
+
+  const deno = fileURLToPath(new URL('../../node_modules/.bin/deno', import.meta.url));
+  test('deno.ts: serves with Deno.serve, SIGTERM → exit 0', { skip: !existsSync(deno) && 'deno is not installed' }, async () => {
+    const e = startEntry(deno, ['run', '--allow-net', '--allow-env', '--allow-read', '--no-lock', 'src/runtime/deno.ts'], { HOST: '127.0.0.1', PORT: '0' });
+    try {
+      const port = await within(e.ready, 20_000, 'deno to start');
+      const res = await get(port, '/');
+      assert.ok(res.status >= 200 && res.status < 500, String(res.status));
+      e.proc.kill('SIGTERM');
+      assert.equal(await within(e.exit, 5000, 'exit'), 0);
+      assert.match(e.stderr(), /SIGTERM received/);
+    } finally {
+      e.proc.kill('SIGKILL');
+    }
+  });
+});

@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { isSecretKey, maskSecrets, maskSetCookie, maskToken } from '../../src/security/mask.ts';
+
+test('maskToken keeps the first 4 characters', () => {
+  assert.equal(maskToken(''), '');
+  assert.equal(maskToken(null), '');
+  assert.equal(maskToken('abcdefgh'), 'abcd…');
+  assert.equal(maskToken('ab'), 'ab…');
+});
+
+test('secret-named keys are masked at any depth; __proto__ stays a plain key', () => {
+  for (const key of ['password', '_password', 'passwd', 'plainPassword', 'secret', 'client_secret', 'irms_token', 'csrfToken', 'Authorization', 'cookie', 'Set-Cookie', 'session_id', 'PHPSESSID', 'api_key', 'apiKey']) {
+    assert.ok(isSecretKey(key), key);
+  }
+  for (const key of ['member_id', 'name', 'passenger', 'compass', 'email']) assert.ok(!isSecretKey(key), key);
+  const input = JSON.parse('{"user":{"name":"ada","password":"p"},"list":[{"token":"t"}],"__proto__":{"secret":"s"},"empty_token":""}');
+  const masked = maskSecrets(input);
+  assert.deepEqual(masked.user, { name: 'ada', password: '***' });
+  assert.deepEqual(masked.list, [{ token: '***' }]);
+  assert.ok(Object.hasOwn(masked, '__proto__'));
+  assert.equal(Object.getPrototypeOf(masked), Object.prototype);
+  assert.deepEqual({ ...masked['__proto__'] }, { secret: '***' });
+  assert.equal(masked.empty_token, '', 'empty values stay empty');
+  assert.equal(input.user.password, 'p', 'the input is not changed');
+});
+
+test('Set-Cookie values are masked, names and attributes kept', () => {
+  assert.equal(maskSetCookie('SID=abc; path=/; httponly'), 'SID=***; path=/; httponly');
+  assert.equal(maskSetCookie('a=b'), 'a=***');
+});

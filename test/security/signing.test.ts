@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { base64UrlDecode, base64UrlEncode, Signer } from '../../src/security/signing.ts';
+import { signMemberToken, verifyMemberToken } from '../../src/security/member-token.ts';
+import { FirewallMap } from '../../src/security/firewall-map.ts';
+import { isGranted } from '../../src/security/member.ts';
+
+test('seal/unseal round-trips; tampering, another purpose or another secret fail', async () => {
+  const signer = new Signer('s3cret');
+  const sealed = await signer.seal('purpose-a', { m: '1', list: [1, 2] });
+  assert.deepEqual(await signer.unseal('purpose-a', sealed), { m: '1', list: [1, 2] });
+  assert.equal(await signer.unseal('purpose-b', sealed), null);
+  assert.equal(await new Signer('other').unseal('purpose-a', sealed), null);
+  const [body, sig] = sealed.split('.');
+  const forged = base64UrlEncode(new TextEncoder().encode(JSON.stringify({ m: '2', list: [] })));
+  assert.equal(await signer.unseal('purpose-a', `${forged}.${sig}`), null);
+  assert.equal(await signer.unseal('purpose-a', `${body}.${sig.slice(0, -1)}`), null);
+  for (const junk of ['', '.', 'a.b.c', 'x'.repeat(5000), `${body}.`, '%%%.%%%']) assert.equal(await signer.unseal('purpose-a', junk), null, junk);
+  assert.throws(() => new Signer(''), /secret/);
+});
+
+test('base64url helpers', () => {
+  const bytes = new Uint8Array([0, 255, 62, 63, 1]);
+  assert.deepEqual(base64UrlDecode(base64UrlEncode(bytes)), bytes);
+  assert.equal(base64UrlDecode('a+b'), null);
+});
+
+test('member tokens carry the member and its roles and expire', async () => {
+  const token = await signMemberToken('k', { memberId: '42', roles: ['ROLE_A'] });
+  assert.deepEqual(await verifyMemberToken('k', token), { memberId: '42', roles: ['ROLE_A'] });
+  assert.equal(await verifyMemberToken('k', await signMemberToken('k', { memberId: '42', expiresIn: -5 })), null);
+  assert.equal(await verifyMemberToken('other', token), null);
+  await assert.rejects(signMemberToken('k', { memberId: '' }), /memberId/);
+});
+
+test('the firewall map matches decoded paths in order', () => {
+  const map = new FirewallMap();
+  assert.equal(map.match('/_profiler/abc')!.name, 'dev');
+  assert.equal(map.match('/_profiler')!.name, 'main', 'no trailing slash: not the dev pattern');
+  assert.equal(map.match('/admin/users')!.name, 'admin');
+  assert.equal(map.match('/%61dmin/users')!.name, 'admin', 'percent-encoded spelling');
+  assert.equal(map.match('/administrator')!.name, 'main');
+  assert.equal(map.match('/%E0%A4%A')!.name, 'main', 'malformed escapes do not throw');
+  assert.deepEqual(map.statefulContexts(), ['admin', 'main']);
+  assert.throws(() => new FirewallMap([{ name: 'a' }, { name: 'a' }]), /more than once/);
+});
+
+test('isGranted: roles, ROLE_USER for every member, authentication attributes', () => {
+  const member = { memberId: '1', irmsToken: 't', roles: ['ROLE_ADMIN'], authenticatedBy: 'session' as const };
+  const remembered = { ...member, authenticatedBy: 'remember_me' as const };
+  assert.ok(isGranted(member, 'ROLE_ADMIN'));
+  assert.ok(isGranted(member, 'ROLE_USER'));
+  assert.ok(!isGranted(member, 'ROLE_OTHER'));
+  assert.ok(isGranted(null, 'PUBLIC_ACCESS'));
+  assert.ok(!isGranted(null, 'ROLE_USER'));
+  assert.ok(isGranted(member, 'IS_AUTHENTICATED_FULLY'));
+  assert.ok(!isGranted(remembered, 'IS_AUTHENTICATED_FULLY'));
+  assert.ok(isGranted(remembered, 'IS_AUTHENTICATED_REMEMBERED'));
+});
