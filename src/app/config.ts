@@ -38,6 +38,11 @@ export interface AppConfig {
   rememberMeLifetimeSeconds: number;
   /** Locales the app supports; when set, `_locale` is limited to them and `Accept-Language` picks among them. */
   enabledLocales: string[];
+  /**
+   * Statuses of uncaught HTTP exceptions that are not logged (Monolog's `excluded_http_codes`):
+   * `404,405` outside debug mode, as in Symfony's production recipe; none in debug mode.
+   */
+  logExcludedHttpCodes: number[];
   /** Node server timeouts (ms) and the shutdown deadline. */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -69,6 +74,13 @@ function int(name: string, value: string | undefined, fallback: number, min = 0,
   if (value === undefined || value === '') return fallback;
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new Error(`${name} must be an integer between ${min} and ${max}, got "${value}".`);
   return Number(value);
+}
+
+function httpCodes(name: string, value: string): number[] {
+  return list(value).map((code) => {
+    if (!/^[1-5]\d\d$/.test(code)) throw new Error(`${name} must be a comma-separated list of HTTP status codes, got "${value}".`);
+    return Number(code);
+  });
 }
 
 function list(value: string | undefined): string[] {
@@ -111,6 +123,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}, env: Env = readEn
     sessionMaxCount: int('SESSION_MAX_COUNT', env.SESSION_MAX_COUNT, 10000, 1),
     sessionIdleSeconds: int('SESSION_IDLE_SECONDS', env.SESSION_IDLE_SECONDS, 1800, 1),
     loginPath: env.LOGIN_PATH || '',
+    logExcludedHttpCodes: httpCodes('LOG_EXCLUDED_HTTP_CODES', env.LOG_EXCLUDED_HTTP_CODES ?? (debug ? '' : '404,405')),
     rememberMeCookieName: env.REMEMBER_ME_COOKIE_NAME || 'REMEMBERME',
     rememberMeLifetimeSeconds: int('REMEMBER_ME_LIFETIME', env.REMEMBER_ME_LIFETIME, 30 * 24 * 3600, 1),
     enabledLocales: list(env.ENABLED_LOCALES),

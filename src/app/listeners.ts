@@ -51,7 +51,8 @@ export function buildHookTable(services: AppServices): HookTable {
   const session = new SessionListener({ store: pipeline.sessionStore, cookieName: config.sessionCookieName, debug });
   const jsonTransformer = new JsonRequestTransformerListener();
   const locale = new LocaleListener(config.defaultLocale, config.enabledLocales);
-  const routerListener = new RouterListener(router, debug ? (request) => welcomePage(request, router.generate('_profiler_home')) : null);
+  const routingFailuresLogged = debug || ![404, 405].every((code) => config.logExcludedHttpCodes.includes(code));
+  const routerListener = new RouterListener(router, debug ? (request) => welcomePage(request, router.generate('_profiler_home')) : null, routingFailuresLogged);
   const localeAware = new LocaleAwareListener(pipeline.localeAware);
   const authenticator = new Authenticator({
     map: pipeline.firewallMap,
@@ -69,7 +70,7 @@ export function buildHookTable(services: AppServices): HookTable {
   const paramConverter = new ParamConverterListener();
   const httpCache = new HttpCacheListener();
   const template = new TemplateListener(pipeline.renderTemplate);
-  const errorListener = new ErrorListener(debug);
+  const errorListener = new ErrorListener(debug, config.logExcludedHttpCodes);
   const securityListener = new SecurityListener();
   const isGranted = new IsGrantedListener();
   const contexts = pipeline.firewallMap.statefulContexts().map((context) => new ContextListener(context, config.sessionCookieName));

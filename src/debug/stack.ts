@@ -37,15 +37,17 @@ export function parseStack(stack: string | undefined): StackFrame[] {
   const frames: StackFrame[] = [];
   for (const line of stack.split('\n')) {
     if (frames.length >= MAX_FRAMES) break;
-    let m = FRAME_WITH_FN.exec(line);
-    if (m) {
-      frames.push({ fn: m[1], file: m[2], line: Number(m[3]), column: Number(m[4]) });
-      continue;
-    }
-    m = FRAME_NO_FN.exec(line);
-    if (m) frames.push({ fn: '', file: m[1], line: Number(m[2]), column: Number(m[3]) });
+    const frame = parseFrame(line);
+    if (frame) frames.push(frame);
   }
   return frames;
+}
+
+function parseFrame(line: string): StackFrame | null {
+  let m = FRAME_WITH_FN.exec(line);
+  if (m) return { fn: m[1], file: m[2], line: Number(m[3]), column: Number(m[4]) };
+  m = FRAME_NO_FN.exec(line);
+  return m ? { fn: '', file: m[1], line: Number(m[2]), column: Number(m[3]) } : null;
 }
 
 /** `error.stack`, or undefined when it is absent or its getter throws. */
@@ -150,13 +152,41 @@ export function isVendor(file: string): boolean {
 
 /** Where an error was thrown: its first own frame (source-mapped), or unknown. */
 export function throwLocation(error: Error): { file: string; line: number } {
-  const first = errorFrames(error)[0];
+  const first = throwSite(error);
   return first ? { file: first.file, line: first.line } : { file: 'unknown', line: 0 };
 }
 
-/** Like throwLocation, with the path relative to the project root (log lines, pages). */
+/** Throw sites already worked out, per error: the log line, its context and the page all ask. */
+const sites = new WeakMap<object, ResolvedFrame | null>();
+
+/**
+ * Like throwLocation, with the path relative to the project root (log lines, pages). Only the first
+ * own frame is parsed and resolved: every 404 asks for it, and most never need the rest of the stack.
+ */
 export function throwSite(error: unknown): ResolvedFrame | null {
-  return errorFrames(error)[0] ?? null;
+  const cacheable = typeof error === 'object' && error !== null;
+  if (cacheable && sites.has(error)) return sites.get(error)!;
+  const stack = stackOf(error);
+  let site: ResolvedFrame | null = null;
+  if (stack) {
+    let ctors: Set<string> | null = null;
+    let candidate: StackFrame | null = null;
+    let count = 0;
+    for (const line of stack.split('\n')) {
+      if (count >= MAX_FRAMES) break;
+      const frame = parseFrame(line);
+      if (!frame) continue;
+      count++;
+      candidate = frame;
+      if (!frame.fn.startsWith('new ')) break;
+      ctors ??= constructorNames(error);
+      if (!ctors.has(frame.fn.slice(4))) break;
+    }
+    // As errorFrames: when every frame is a constructor frame, the last one stands.
+    site = candidate ? resolveFrame(candidate) : null;
+  }
+  if (cacheable) sites.set(error, site);
+  return site;
 }
 
 export function stripFileUrl(file: string): string {

@@ -9,7 +9,16 @@ export class FrameworkError extends Error {
   static readonly className: string = 'FrameworkError';
   readonly previous: unknown;
   constructor(message = '', previous?: unknown) {
+    // Capture the stack once, from the throw site: V8 would otherwise record one `new X` frame per
+    // constructor of the class chain, and every 404 pays for the capture.
+    const limit = Error.stackTraceLimit;
+    const capture = (Error as { captureStackTrace?: (target: object, ctor?: unknown) => void }).captureStackTrace;
+    if (capture) Error.stackTraceLimit = 0;
     super(message, previous === undefined ? undefined : { cause: previous });
+    if (capture) {
+      Error.stackTraceLimit = limit;
+      capture(this, new.target);
+    }
     this.previous = previous;
   }
   get className(): string {

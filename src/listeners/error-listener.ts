@@ -12,7 +12,15 @@ const REMOVE_CSP = '_remove_csp_headers';
  * error page free of a Content-Security-Policy the app set, so its inline styles and scripts work.
  */
 export class ErrorListener {
-  constructor(private readonly debug: boolean) {}
+  /**
+   * @param excludedHttpCodes HTTP statuses whose uncaught exceptions are not logged — Monolog's
+   * `excluded_http_codes` of Symfony's production recipe (404 and 405 there), so crawlers and
+   * scanners do not flood the log.
+   */
+  constructor(
+    private readonly debug: boolean,
+    private readonly excludedHttpCodes: readonly number[] = [],
+  ) {}
 
   /**
    * `Uncaught Exception <Class>: "<message>" at <file> line <n>` on channel `request`: ERROR for HTTP
@@ -21,6 +29,10 @@ export class ErrorListener {
    */
   readonly logKernelException = listener<'kernel.exception'>('ErrorListener::logKernelException', 'error logging', (event: ExceptionEvent) => {
     const error = event.throwable;
+    const level = error instanceof HttpException && error.statusCode < 500 ? 'error' : 'critical';
+    if (error instanceof HttpException && this.excludedHttpCodes.includes(error.statusCode)) return;
+    const logger = event.request.logger;
+    if (!logger.isEnabled(level)) return;
     let file = 'unknown';
     let line = 0;
     try {
@@ -29,8 +41,7 @@ export class ErrorListener {
     } catch {
       // keep "unknown"
     }
-    const level = error instanceof HttpException && error.statusCode < 500 ? 'error' : 'critical';
-    event.request.logger.log(level, 'request', `Uncaught Exception ${safeClassName(error)}: "${messageOf(error)}" at ${file} line ${line}`, { exception: error });
+    logger.log(level, 'request', `Uncaught Exception ${safeClassName(error)}: "${messageOf(error)}" at ${file} line ${line}`, { exception: error });
   });
 
   readonly onKernelException = listener<'kernel.exception'>('ErrorListener::onKernelException', 'error rendering', (event: ExceptionEvent) => {

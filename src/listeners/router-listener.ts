@@ -24,9 +24,14 @@ export function controllerName(controller: unknown): string {
  * becomes a NotFoundHttpException / MethodNotAllowedHttpException with Symfony's exact messages.
  */
 export class RouterListener {
+  /**
+   * @param captureStacks whether routing failures record a stack trace. Capturing one costs more than
+   * the rest of a 404; it is skipped only when nothing will read it (production, 404/405 not logged).
+   */
   constructor(
     private readonly router: Router,
     private readonly renderWelcomePage: ((request: KernelRequest) => HttpResponse) | null,
+    private readonly captureStacks = true,
   ) {}
 
   readonly onKernelRequest = listener<'kernel.request'>('RouterListener::onKernelRequest', 'routing', (event: RequestEvent) => {
@@ -35,6 +40,8 @@ export class RouterListener {
     if (request.attributes.has('_controller')) return;
 
     let match;
+    const stackLimit = Error.stackTraceLimit;
+    if (!this.captureStacks) Error.stackTraceLimit = 0;
     try {
       match = this.router.match(request.pathInfo, method);
     } catch (error) {
@@ -48,6 +55,8 @@ export class RouterListener {
         throw new NotFoundHttpException(`No route found for "${method} ${uri}"${referer ? ` (from "${referer}")` : ''}`, error);
       }
       throw error;
+    } finally {
+      Error.stackTraceLimit = stackLimit;
     }
 
     const { route, params } = match;

@@ -156,6 +156,15 @@ describe('source maps', () => {
   });
 });
 
+/**
+ * The child must be a plain Node: under c8, NODE_V8_COVERAGE makes Node cache every source map, and
+ * the app's setSourceMapsEnabled(true) would then map the frames before our own decoder sees them.
+ */
+function plainNodeEnv(): NodeJS.ProcessEnv {
+  // Node copies NODE_V8_COVERAGE into children whose env lacks it; an empty value switches it off.
+  return { ...process.env, NODE_OPTIONS: '', NODE_V8_COVERAGE: '' };
+}
+
 describe('the esbuild bundle (dist) outside tsx', () => {
   let dir: string;
   const script = (bundle: string) => `
@@ -191,7 +200,7 @@ describe('the esbuild bundle (dist) outside tsx', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   test('Node without source-map support: frames, header and log line name src/*.ts', async () => {
-    const { stdout } = await run(process.execPath, [join(dir, 'run.mjs')], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '' } });
+    const { stdout } = await run(process.execPath, [join(dir, 'run.mjs')], { cwd: ROOT, env: plainNodeEnv() });
     const out = JSON.parse(stdout);
     assert.equal(out.status, 404);
     assert.equal(decodeURIComponent(out.file), `${join(ROOT, 'src/listeners/router-listener.ts')}:${routerLine}`);
@@ -203,7 +212,7 @@ describe('the esbuild bundle (dist) outside tsx', () => {
 
   test('a host without file access (no process.getBuiltinModule): the page still renders, without excerpts', async () => {
     const preload = `data:text/javascript,${encodeURIComponent('delete process.getBuiltinModule;')}`;
-    const { stdout } = await run(process.execPath, ['--import', preload, join(dir, 'run.mjs')], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '' } });
+    const { stdout } = await run(process.execPath, ['--import', preload, join(dir, 'run.mjs')], { cwd: ROOT, env: plainNodeEnv() });
     const out = JSON.parse(stdout);
     assert.equal(out.status, 404);
     assert.ok(out.body.includes('class="exception-hierarchy"'));
