@@ -309,6 +309,7 @@ async function measureOnce(s, route) {
   return {
     ...r,
     unexpectedNon2xx: expectedNon2xx ? 0 : r.non2xx,
+    wallSeconds: wall,
     serverBusy: srv.busy,
     serverSteal: srv.steal,
     loadBusy: load.busy,
@@ -370,6 +371,7 @@ async function waitQuiet(limit) {
 // ---------------------------------------------------------------------------------------------- HTTP part
 
 async function httpBench(results) {
+  const tStart = Date.now();
   let names = env.BENCH_SERVERS ? env.BENCH_SERVERS.split(',').map((s) => s.trim()) : DEFAULT_SERVERS;
   for (const n of names) if (!SERVERS[n]) throw new Error(`unknown server ${n}; known: ${Object.keys(SERVERS).join(', ')}`);
   if (!existsSync(DIST)) {
@@ -409,7 +411,7 @@ async function httpBench(results) {
           const m = await measure(s, route);
           raw.push({ round, route: route.name, server: s.name, ...m });
           log(
-            `round ${round + 1}/${cfg.rounds} ${route.name.padEnd(4)} ${s.name.padEnd(11)} ${fmtInt(m.rps).padStart(7)} req/s  p99 ${fmt(m.p99)} ms  ` +
+            `[${String(Math.round((Date.now() - tStart) / 1000)).padStart(4)}s] round ${round + 1}/${cfg.rounds} ${route.name.padEnd(4)} ${s.name.padEnd(11)} ${fmtInt(m.rps).padStart(7)} req/s  p99 ${fmt(m.p99)} ms  ` +
               `server core ${Math.round(m.serverBusy * 100)}% (server ${Math.round(m.procShare * 100)}%, ${fmt(m.procUsPerReq, 1)} µs/req), load core ${Math.round(m.loadBusy * 100)}% (wrk ${Math.round(m.wrkShare * 100)}%)` +
               (m.noisy ? `  NOISY (others: ${Math.round(m.foreignServerCore * 100)}%/${Math.round(m.foreignLoadCore * 100)}%)` : '') +
               (m.attempts > 1 ? ` [${m.attempts} attempts]` : '') +

@@ -49,8 +49,9 @@ function main(): void {
       onListen({ hostname, port }: { hostname: string; port: number }) {
         console.error(`irms-web listening on http://${urlHost(hostname)}:${port} (env=${config.env}, debug=${config.debug})`);
         if (config.debug && !isLoopback(config.host)) {
-          console.error(
-            `WARNING: debug mode is on and HOST=${config.host} is not a loopback address: the debug error pages and the profiler expose source code, configuration and request data to anyone who can reach this port. Set APP_DEBUG=0 (or APP_ENV=prod) or HOST=127.0.0.1.`,
+          app.log(
+            'warning',
+            `Debug mode is on and HOST=${config.host} is not a loopback address: the debug error pages and the profiler expose source code, configuration and request data to anyone who can reach this port. Set APP_DEBUG=0 (or APP_ENV=prod) or HOST=127.0.0.1.`,
           );
         }
       },

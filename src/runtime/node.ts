@@ -85,6 +85,10 @@ export interface NodeServer {
 
 type Listener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
+/** Set on requests with `Expect: 100-continue` until the `100 Continue` has been written. */
+const AWAITING_CONTINUE = Symbol('awaitingContinue');
+type ContinuableRequest = http.IncomingMessage & { [AWAITING_CONTINUE]?: http.ServerResponse };
+
 const NODE_DEFAULTS = { headersTimeout: 60_000, requestTimeout: 300_000, keepAliveTimeout: 5_000, shutdownDeadlineMs: 10_000 };
 
 /** Unread request bodies up to this size are drained so the connection can be kept alive; larger ones close it. */
@@ -143,6 +147,14 @@ class IncomingSource implements RequestSource {
       if (cl === undefined || cl === '0') return null;
     }
     this.bodyState = 1;
+    // `Expect: 100-continue`: the client waits for this before sending the body. It goes out only now,
+    // when the kernel really reads the body — a request refused first (413 on its Content-Length) never
+    // gets it, so the client never sends the body at all.
+    const pending = (this.req as ContinuableRequest)[AWAITING_CONTINUE];
+    if (pending) {
+      (this.req as ContinuableRequest)[AWAITING_CONTINUE] = undefined;
+      pending.writeContinue();
+    }
     return incomingBodyStream(this.req, () => (this.bodyState = 2));
   }
 }
@@ -547,6 +559,12 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
   server.keepAliveTimeout = keepAliveTimeout;
   server.on('clientError', onClientError);
   server.on('connect', onConnect);
+  // With a listener here Node no longer answers `100 Continue` by itself (see IncomingSource.body()).
+  server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (adapter === 'native') (req as ContinuableRequest)[AWAITING_CONTINUE] = res;
+    else res.writeContinue();
+    listener(req, res);
+  });
 
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {

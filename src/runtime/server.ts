@@ -41,8 +41,10 @@ async function main(): Promise<void> {
   });
   process.stderr.write(`irms-web listening on http://${urlHost(handle.hostname)}:${handle.port} (env=${config.env}, debug=${config.debug})\n`);
   if (config.debug && !isLoopback(handle.hostname)) {
-    process.stderr.write(
-      `WARNING: debug mode is on and HOST=${handle.hostname} is not a loopback address: the debug error pages and the profiler expose source code, configuration and request data to anyone who can reach this port. Set APP_DEBUG=0 (or APP_ENV=prod) or HOST=127.0.0.1.\n`,
+    // A log record (LOG_FORMAT applies), so log collectors see it like any other WARNING.
+    app.log(
+      'warning',
+      `Debug mode is on and HOST=${handle.hostname} is not a loopback address: the debug error pages and the profiler expose source code, configuration and request data to anyone who can reach this port. Set APP_DEBUG=0 (or APP_ENV=prod) or HOST=127.0.0.1.`,
     );
   }
 }
