@@ -118,13 +118,23 @@ export class HttpKernel {
     }
   }
 
-  private async dispatchPlain<H extends HookName>(hook: H, event: EventOf[H], stopOnResponse = false): Promise<void> {
+  /**
+   * Production dispatch. Most listeners are synchronous: while they are, no promise is created; the
+   * first listener that returns one hands the rest of the hook to the async continuation.
+   */
+  private dispatchPlain<H extends HookName>(hook: H, event: EventOf[H], stopOnResponse = false): Promise<void> {
     const listeners = this.hooks[hook] as Listener<H>[];
     for (let i = 0; i < listeners.length; i++) {
-      const pending = listeners[i].call(event);
-      if (pending !== undefined) await pending;
-      if (stopOnResponse && (event as { response: unknown }).response) return;
+      let pending;
+      try {
+        pending = listeners[i].call(event);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      if (pending !== undefined) return continueDispatch(listeners, i, pending, event, stopOnResponse);
+      if (stopOnResponse && (event as { response: unknown }).response) break;
     }
+    return SETTLED;
   }
 
   private async dispatchTraced<H extends HookName>(hook: H, event: EventOf[H], stopOnResponse = false): Promise<void> {
@@ -148,6 +158,18 @@ export class HttpKernel {
         return;
       }
     }
+  }
+}
+
+const SETTLED: Promise<void> = Promise.resolve();
+
+async function continueDispatch<H extends HookName>(listeners: Listener<H>[], index: number, pending: Promise<void>, event: EventOf[H], stopOnResponse: boolean): Promise<void> {
+  await pending;
+  if (stopOnResponse && (event as { response: unknown }).response) return;
+  for (let i = index + 1; i < listeners.length; i++) {
+    const next = listeners[i].call(event);
+    if (next !== undefined) await next;
+    if (stopOnResponse && (event as { response: unknown }).response) return;
   }
 }
 
