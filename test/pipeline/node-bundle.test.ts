@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { after, before, test } from 'node:test';
+import type * as Library from '../../src/index.ts';
+import type * as NodeEntry from '../../src/runtime/node.ts';
+
+/**
+ * The listeners' observable effects through the built bundles (dist/index.js + dist/node.js, made by
+ * `npm test`'s build step) over a real socket, beside the in-process tests of test/listeners/.
+ */
+const lib: typeof Library = await import('../../dist/index.js' as string);
+const nodeEntry: typeof NodeEntry = await import('../../dist/node.js' as string);
+const { createApp, HttpResponse, logIn, getMember } = lib;
+
+let server: NodeEntry.NodeServer;
+
+const routes: Library.RouteDefinition[] = [
+  { name: 'plain', path: '/plain', methods: ['GET'], controller: () => HttpResponse.text('plain') },
+  { name: 'visit', path: '/visit', methods: ['GET'], controller: (r) => { const s = r.getSession(); s.set('n', Number(s.get('n') ?? 0) + 1); return HttpResponse.json({ n: s.get('n') }); } },
+  {
+    name: 'login', path: '/login', methods: ['POST'],
+    controller: (r) => { logIn(r, { memberId: r.request.getString('member'), irmsToken: r.request.getString('token'), roles: ['ROLE_MEMBER'], rememberMe: r.request.get('remember') === true }); return HttpResponse.json({ ok: true }); },
+  },
+  { name: 'account', path: '/account', methods: ['GET'], controller: (r) => HttpResponse.json({ member_id: getMember(r)?.memberId }), options: { requiresLogin: true } },
+  { name: 'echo', path: '/echo', methods: ['POST', 'PUT'], controller: (r) => HttpResponse.json({ method: r.method, params: r.request.all() }) },
+  { name: 'hello', path: '/hello/:_locale', methods: ['GET'], controller: (r) => HttpResponse.text(r.locale) },
+  { name: 'etag', path: '/etag', methods: ['GET'], controller: () => HttpResponse.text('tagged'), options: { cache: { etag: 'v1', maxAge: 60, public: true } } },
+  { name: 'page', path: '/page/:name', methods: ['GET'], controller: (r) => ({ name: r.attributes.get('name') }), options: { template: (data: Record<string, unknown>) => `<h1>${String(data.name).replace(/</g, '&lt;')}</h1>` } },
+  { name: 'item', path: '/items/:id', methods: ['GET'], controller: (r) => HttpResponse.json({ id: r.attributes.get('id') }), options: { converters: { id: 'int' } } },
+  { name: 'owner', path: '/owner', methods: ['GET'], controller: () => HttpResponse.text('mine'), options: { security: ({ member }: { member: unknown }) => member !== null && false } },
+  { name: 'admin', path: '/admin-area', methods: ['GET'], controller: () => HttpResponse.text('admin'), options: { isGranted: 'ROLE_ADMIN' } },
+];
+
+before(async () => {
+  const app = createApp({ env: 'dev', routes, logSink: () => {}, environment: { APP_SECRET: 'bundle-secret', BODY_LIMIT: '1kb', LOG_LEVEL: 'warning' } });
+  server = await nodeEntry.serve(app, { port: 0, handleSignals: false });
+});
+after(() => server.close(1000));
+
+interface Reply { status: number; headers: Record<string, string | string[] | undefined>; body: string; cookies: string[] }
+
+function send(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port: server.port, method, path, headers: { host: 'localhost', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString(), cookies: res.headers['set-cookie'] ?? [] }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const cookie = (r: Reply, name: string) => r.cookies.find((c) => c.startsWith(`${name}=`));
+const json = { 'content-type': 'application/json' };
+
+test('bundle: every response carries X-Robots-Tag: noindex and Cache-Control defaults; anonymous requests get no cookie', async () => {
+  for (const [method, path] of [['GET', '/plain'], ['GET', '/nope'], ['GET', '/hello'], ['DELETE', '/plain']]) {
+    const r = await send(method, path);
+    assert.equal(r.headers['x-robots-tag'], 'noindex', `${method} ${path}`);
+    assert.deepEqual(r.cookies, [], `${method} ${path}`);
+  }
+  assert.equal((await send('GET', '/plain')).headers['cache-control'], 'no-cache, private');
+});
+
+test('bundle: a used session sets an HttpOnly, SameSite=Lax cookie and private cache headers; the session persists', async () => {
+  const first = await send('GET', '/visit');
+  const line = cookie(first, 'IRMSSESSID');
+  assert.ok(line, 'session cookie');
+  assert.match(line!, /; path=\/; httponly; samesite=lax$/);
+  assert.equal(first.headers['cache-control'], 'max-age=0, must-revalidate, private');
+  const sid = line!.slice('IRMSSESSID='.length, line!.indexOf(';'));
+  assert.ok(sid.length >= 22, 'at least 128 bits');
+  assert.deepEqual(JSON.parse((await send('GET', '/visit', { cookie: `IRMSSESSID=${sid}` })).body), { n: 2 });
+  const forged = await send('GET', '/visit', { cookie: 'IRMSSESSID=chosen-by-the-client-0000000000' });
+  assert.ok(!cookie(forged, 'IRMSSESSID')!.includes('chosen-by-the-client'), 'an unknown id is never adopted');
+});
+
+test('bundle: login rotates the session id and sets a remember-me cookie; requiresLogin answers 401 (HEAD too) until then', async () => {
+  assert.equal((await send('GET', '/account', { accept: 'application/json' })).status, 401);
+  const head = await send('HEAD', '/account');
+  assert.equal(head.status, 401);
+  assert.equal(head.body, '');
+  const visit = await send('GET', '/visit');
+  const before = cookie(visit, 'IRMSSESSID')!.split(';')[0];
+  const login = await send('POST', '/login', { ...json, cookie: before }, JSON.stringify({ member: '42', token: 'tok-secret', remember: true }));
+  assert.equal(login.status, 200);
+  const after = cookie(login, 'IRMSSESSID')!.split(';')[0];
+  assert.notEqual(after, before, 'the id rotates on login');
+  assert.ok(cookie(login, 'REMEMBERME'), 'remember-me cookie');
+  assert.deepEqual(JSON.parse((await send('GET', '/account', { cookie: after })).body), { member_id: '42' });
+  assert.equal((await send('GET', '/admin-area', { cookie: after })).status, 403, 'isGranted: a member without the role');
+  assert.equal((await send('GET', '/admin-area')).status, 401, 'isGranted: anonymous');
+});
+
+test('bundle: JSON bodies become parameters; bad JSON is a plain 400; bodies over BODY_LIMIT are 413', async () => {
+  assert.deepEqual(JSON.parse((await send('POST', '/echo', json, '{"a":{"b":1}}')).body).params, { a: { b: 1 } });
+  const bad = await send('POST', '/echo', json, '{bad');
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body, 'Unable to parse request.');
+  assert.equal((await send('POST', '/echo', json, JSON.stringify({ big: 'x'.repeat(2000) }))).status, 413);
+  assert.equal((await send('POST', '/echo', { ...json, 'transfer-encoding': 'chunked' }, JSON.stringify({ big: 'x'.repeat(2000) }))).status, 413);
+});
+
+test('bundle: method override, locale from the route, ETag 304, template, converter 404, security 401', async () => {
+  assert.equal(JSON.parse((await send('POST', '/echo', { 'x-http-method-override': 'put' }, '')).body).method, 'PUT');
+  assert.equal((await send('POST', '/echo', { 'x-http-method-override': 'P T' }, '')).status, 400);
+  assert.equal((await send('GET', '/hello/fr')).body, 'fr');
+  const tagged = await send('GET', '/etag');
+  assert.equal(tagged.headers.etag, '"v1"');
+  assert.equal((await send('GET', '/etag', { 'if-none-match': '"v1"' })).status, 304);
+  const page = await send('GET', '/page/%3Cb%3E');
+  assert.equal(page.status, 200);
+  assert.match(page.body, /<h1>&lt;b><\/h1>/);
+  assert.equal((await send('GET', '/items/12')).body, '{"id":12}');
+  assert.equal((await send('GET', '/items/abc', { accept: 'application/json' })).status, 404);
+  assert.equal((await send('GET', '/owner', { accept: 'application/json' })).status, 401);
+});
