@@ -456,6 +456,11 @@ async function readBounded(source: RequestSource, limit: number): Promise<Uint8A
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > limit) {
     throw new PayloadTooLargeHttpException(`Request body of ${declared} bytes exceeds the limit of ${limit} bytes.`);
   }
+  if (source.readBody) {
+    const body = await source.readBody(limit);
+    if (body === null) throw new PayloadTooLargeHttpException(`Request body exceeds the limit of ${limit} bytes.`);
+    return body;
+  }
   const stream = source.body();
   if (!stream) return new Uint8Array(0);
   const reader = stream.getReader();

@@ -22,6 +22,12 @@ export interface RequestSource {
   headers(): Iterable<[string, string]>;
   /** The body stream, or null when there is none. Read at most once. */
   body(): ReadableStream<Uint8Array> | null;
+  /**
+   * Optional fast path: the whole body in one buffer, without a web stream (the Node adapter reads
+   * its socket directly). Resolves to null when it is larger than `limit` (reading stops there).
+   * Either this or `body()` is used, once.
+   */
+  readBody?(limit: number): Promise<Uint8Array | null>;
 }
 
 /** Connection facts a Fetch host can pass beside the Request (Deno's `info`, the Node adapter, tests). */

@@ -147,15 +147,74 @@ class IncomingSource implements RequestSource {
       if (cl === undefined || cl === '0') return null;
     }
     this.bodyState = 1;
-    // `Expect: 100-continue`: the client waits for this before sending the body. It goes out only now,
-    // when the kernel really reads the body — a request refused first (413 on its Content-Length) never
-    // gets it, so the client never sends the body at all.
+    this.sendContinue();
+    return incomingBodyStream(this.req, () => (this.bodyState = 2));
+  }
+
+  /**
+   * The whole body straight from the socket, no web stream (a stream per POST costs more than the rest
+   * of the request). Past `limit` it stops, discards the rest and resolves null (the kernel answers 413).
+   */
+  readBody(limit: number): Promise<Uint8Array | null> {
+    if (this.bodyState !== 0) return Promise.reject(new TypeError('The request body can be read only once.'));
+    const req = this.req;
+    const h = req.headers;
+    if (h['transfer-encoding'] === undefined && (h['content-length'] === undefined || h['content-length'] === '0')) return Promise.resolve(new Uint8Array(0));
+    this.bodyState = 1;
+    this.sendContinue();
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let total = 0;
+      const done = () => {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onError);
+        req.off('close', onClose);
+      };
+      const onData = (chunk: Buffer) => {
+        total += chunk.length;
+        if (total > limit) {
+          done();
+          this.bodyState = 2;
+          // Discard the rest so the 413 can still be written; the writer then closes the connection.
+          req.on('error', noop);
+          req.resume();
+          resolve(null);
+          return;
+        }
+        chunks.push(chunk);
+      };
+      const onEnd = () => {
+        done();
+        resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total));
+      };
+      const onError = (err: Error) => {
+        done();
+        reject(err);
+      };
+      const onClose = () => {
+        if (req.complete) return;
+        done();
+        reject(Object.assign(new Error('The client closed the connection before the request body was complete.'), { code: 'ECONNRESET' }));
+      };
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('error', onError);
+      req.on('close', onClose);
+    });
+  }
+
+  /**
+   * `Expect: 100-continue`: the client waits for this before sending the body. It goes out only when
+   * the kernel really reads the body — a request refused first (413 on its Content-Length) never gets
+   * it, so the client never sends the body at all.
+   */
+  private sendContinue(): void {
     const pending = (this.req as ContinuableRequest)[AWAITING_CONTINUE];
     if (pending) {
       (this.req as ContinuableRequest)[AWAITING_CONTINUE] = undefined;
       pending.writeContinue();
     }
-    return incomingBodyStream(this.req, () => (this.bodyState = 2));
   }
 }
 
