@@ -13,8 +13,9 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync, existsSync, rmSync, openSync, closeSync } from 'node:fs';
 import { SourceMap } from 'node:module';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { mdTable, fmt } from './lib/stats.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -188,6 +189,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   await loop(arg('--loop'));
 } else if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   mkdirSync(OUT, { recursive: true });
+  // load the bundle's source maps now: dist/ may be rebuilt while the profiles run
+  for (const f of ['index.js', 'node.js']) sourceMapFor(pathToFileURL(path.join(ROOT, 'dist', f)).href);
   const jobs = ROUTE === 'all' ? ['root', 'user', '404', 'echo'].map((r) => [r, [r]]) : [[ROUTE, [ROUTE]]];
   const summary = {};
   const md = [];
@@ -200,6 +203,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     console.log(m + '\n');
   }
   const base = INPROC ? `summary-inprocess-${MODE}` : `summary-${SERVER}`;
+  const dist = path.join(ROOT, 'dist/index.js');
+  const sha = existsSync(dist) ? createHash('sha256').update(readFileSync(dist)).digest('hex').slice(0, 16) : 'none';
+  md.unshift(`Profiled ${new Date().toISOString()}, dist/index.js sha256 ${sha}…`);
   writeFileSync(path.join(OUT, `${base}.json`), JSON.stringify(summary, null, 2) + '\n');
   writeFileSync(path.join(OUT, `${base}.md`), md.join('\n\n') + '\n');
   console.log(`profiles and summary in ${path.relative(ROOT, OUT)}/`);

@@ -17,7 +17,7 @@
 //   BENCH_WAIT_QUIET=0     wait up to this many seconds for both cores to be idle before starting
 //   BENCH_NOISE=0.2        a measurement is noisy when other processes took more than this share of a core;
 //   BENCH_RETRIES=1        ... it is then repeated up to this many times (the quietest attempt is kept),
-//   BENCH_RETRY_SHARE=0.2  ... within a budget of this share of all measurements
+//   BENCH_RETRY_SHARE=0.1  ... within a budget of this share of all measurements
 //   MEMORY_MODE=fetch      memory part: fetch (in-process app.fetch), http (the irms-debug server) or both
 //   BENCH_OUT=bench/results/latest.json      where to write the results (a .md with the tables is written beside it)
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
@@ -331,18 +331,17 @@ const noisy = (m) => m.foreignServerCore > cfg.noiseLimit || m.foreignLoadCore >
 let retryBudget = Infinity; // set per run: at most ~20 % extra measurements
 async function measure(s, route) {
   let best;
-  for (let attempt = 0; attempt <= cfg.retries; attempt++) {
-    if (attempt > 0) {
-      if (retryBudget <= 0) break;
-      retryBudget--;
-    }
+  let tries = 0;
+  const foreign = (x) => Math.max(x.foreignServerCore, x.foreignLoadCore || 0);
+  for (;;) {
     const m = await measureOnce(s, route);
-    m.attempts = attempt + 1;
-    const foreign = (x) => Math.max(x.foreignServerCore, x.foreignLoadCore || 0);
-    if (!best || foreign(m) < foreign(best)) best = { ...m, attempts: attempt + 1 };
-    if (!noisy(m)) break;
-    if (attempt < cfg.retries) await sleep(1500);
+    tries++;
+    if (!best || foreign(m) < foreign(best)) best = m;
+    if (!noisy(m) || tries > cfg.retries || retryBudget <= 0) break;
+    retryBudget--;
+    await sleep(500);
   }
+  best.attempts = tries;
   best.noisy = noisy(best);
   return best;
 }
@@ -389,7 +388,7 @@ async function httpBench(results) {
       s.problems = problems;
       if (problems.length) log(`! ${name} fails checks: ${problems.join('; ')}`);
       servers.push(s);
-      log(`started ${name} on :${s.port} (pid ${s.child.pid})${s.note ? ' ' + s.note : ''}`);
+      log(`[${String(Math.round((Date.now() - tStart) / 1000)).padStart(4)}s] started ${name} on :${s.port} (pid ${s.child.pid})${s.note ? ' ' + s.note : ''}`);
     } catch (e) {
       skipped[name] = e.message.split('\n').slice(0, 6).join(' | ');
       log(`! ${name} not started: ${e.message}`);
@@ -402,7 +401,7 @@ async function httpBench(results) {
       await runWrk(s.url, ROUTES[0], cfg.warmup, 'bench/wrk/mixed.lua');
     }
     const raw = [];
-    retryBudget = Math.ceil(Number(env.BENCH_RETRY_SHARE || 0.2) * cfg.rounds * ROUTES.length * servers.length);
+    retryBudget = Math.ceil(Number(env.BENCH_RETRY_SHARE || 0.1) * cfg.rounds * ROUTES.length * servers.length);
     for (let round = 0; round < cfg.rounds; round++) {
       const order = servers.map((_, i) => servers[(i + round) % servers.length]);
       for (const route of ROUTES) {

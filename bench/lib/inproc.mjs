@@ -11,8 +11,9 @@
 //
 // Each subject runs in its own process (no JIT cross-talk), pinned to one core with taskset; the
 // orchestrator starts every subject once per pass and rotates the order between passes, so drift hits
-// all subjects alike. Each pass: a warm-up, then RUNS timed runs per route of RUN_MS each (time-bounded,
-// ops counted); the medians pool every run of every pass.
+// all subjects alike. Each pass: a warm-up (INPROC_WARM_MS per route, at least INPROC_WARM_TOTAL_MS in all),
+// then RUNS timed runs per route of RUN_MS each (time-bounded, ops counted); the medians pool every run of
+// every pass.
 import { median, min, max, geomean, fmt, fmtInt, mdTable } from './stats.mjs';
 
 const isDeno = typeof Deno !== 'undefined';
@@ -23,7 +24,10 @@ const CFG = {
   passes: num('INPROC_PASSES', QUICK ? 1 : 3),
   runs: num('INPROC_RUNS', 2),
   runMs: num('INPROC_RUN_MS', QUICK ? 150 : 200),
-  warmMs: num('INPROC_WARM_MS', QUICK ? 150 : 200),
+  warmMs: num('INPROC_WARM_MS', QUICK ? 150 : 250),
+  // every subject gets at least this much warm-up in total (a one-route subject would otherwise be timed before
+  // V8 has optimised it: the first 200-ms run of a scaling subject measured 3x slower)
+  warmTotalMs: num('INPROC_WARM_TOTAL_MS', QUICK ? 500 : 1000),
   cpu: getenv('BENCH_SERVER_CPU') ?? '0',
   // 'cpu' (default): ops per CPU-second of the worker process (robust to other processes on the box);
   // 'wall': ops per wall-clock second. Both are recorded; this picks the one the tables use.
@@ -230,7 +234,8 @@ export async function worker(name) {
   const subject = await makeSubject(name);
   const problems = await validate(subject);
   const names = Object.keys(subject.ops);
-  for (const rn of names) await timed(subject.ops[rn], CFG.warmMs);
+  const warmEach = Math.max(CFG.warmMs, CFG.warmTotalMs / names.length);
+  for (const rn of names) await timed(subject.ops[rn], warmEach);
   const runs = Object.fromEntries(names.map((rn) => [rn, []]));
   const wallRuns = Object.fromEntries(names.map((rn) => [rn, []]));
   for (let r = 0; r < CFG.runs; r++) {
