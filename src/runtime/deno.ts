@@ -16,20 +16,11 @@
  *   options for them (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS and KEEP_ALIVE_TIMEOUT_MS apply to Node only).
  */
 import { createApp } from '../app/create-app.ts';
+import { isLoopback, listeningLine, publicDebugWarning } from './listen-address.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 declare const Deno: any;
 
-function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h.endsWith('.localhost') || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
-  const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
-}
-
-function urlHost(host: string): string {
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-}
 
 function main(): void {
   let app: ReturnType<typeof createApp>;
@@ -47,11 +38,11 @@ function main(): void {
       hostname: config.host,
       port: config.port,
       onListen({ hostname, port }: { hostname: string; port: number }) {
-        console.error(`irms-web listening on http://${urlHost(hostname)}:${port} (env=${config.env}, debug=${config.debug})`);
+        console.error(listeningLine(hostname, port, config.env, config.debug));
         if (config.debug && !isLoopback(config.host)) {
           app.log(
             'warning',
-            `Debug mode is on and HOST=${config.host} is not a loopback address: the debug error pages and the profiler expose source code, configuration and request data to anyone who can reach this port. Set APP_DEBUG=0 (or APP_ENV=prod) or HOST=127.0.0.1.`,
+            publicDebugWarning(config.host),
           );
         }
       },

@@ -7,19 +7,8 @@
  * within SHUTDOWN_DEADLINE_MS, then the process exits 0 (see `serve()` in ./node.ts).
  */
 import { createApp } from '../app/create-app.ts';
+import { isLoopback, listeningLine, publicDebugWarning } from './listen-address.ts';
 import { serve } from './node.ts';
-
-/** 127.0.0.0/8, ::1, localhost (and IPv4-mapped loopback). */
-function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h.endsWith('.localhost') || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
-  const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
-}
-
-function urlHost(host: string): string {
-  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-}
 
 async function main(): Promise<void> {
   let app: ReturnType<typeof createApp>;
@@ -39,12 +28,12 @@ async function main(): Promise<void> {
     keepAliveTimeout: config.keepAliveTimeoutMs,
     shutdownDeadlineMs: config.shutdownDeadlineMs,
   });
-  process.stderr.write(`irms-web listening on http://${urlHost(handle.hostname)}:${handle.port} (env=${config.env}, debug=${config.debug})\n`);
+  process.stderr.write(listeningLine(handle.hostname, handle.port, config.env, config.debug) + '\n');
   if (config.debug && !isLoopback(handle.hostname)) {
     // A log record (LOG_FORMAT applies), so log collectors see it like any other WARNING.
     app.log(
       'warning',
-      `Debug mode is on and HOST=${handle.hostname} is not a loopback address: the debug error pages and the profiler expose source code, configuration and request data to anyone who can reach this port. Set APP_DEBUG=0 (or APP_ENV=prod) or HOST=127.0.0.1.`,
+      publicDebugWarning(handle.hostname),
     );
   }
 }

@@ -4,15 +4,12 @@
  * Screenshots of every tab land in test-output/screenshots/ (git-ignored).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, SHOTS, watchPage } from '../support/browser.ts';
 import { createApp, listener } from '../../src/index.ts';
 import { serve, type NodeServer } from '../../src/runtime/node.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathname;
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 describe('debug error page in headless Chromium', { timeout: 60_000 }, () => {
   let server: NodeServer;
@@ -20,10 +17,6 @@ describe('debug error page in headless Chromium', { timeout: 60_000 }, () => {
   let origin: string;
 
   before(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium, as .ci/run does) or set CHROMIUM_PATH.`);
-    }
-    mkdirSync(SHOTS, { recursive: true });
     const app = createApp({
       env: 'dev',
       environment: {},
@@ -56,8 +49,7 @@ describe('debug error page in headless Chromium', { timeout: 60_000 }, () => {
     });
     server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false });
     origin = `http://127.0.0.1:${server.port}`;
-    // Playwright gives every launch a fresh, empty user-data directory.
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 20_000 });
+    browser = await launchChromium();
   });
 
   after(async () => {
@@ -67,18 +59,7 @@ describe('debug error page in headless Chromium', { timeout: 60_000 }, () => {
 
   /** Console errors and page errors, except the expected 404/500 of the page itself. */
   function watch(page: Page): string[] {
-    const problems: string[] = [];
-    page.on('console', (msg: ConsoleMessage) => {
-      if (msg.type() !== 'error' && msg.type() !== 'warning') return;
-      const text = msg.text();
-      if (/^Failed to load resource: the server responded with a status of (404|500)/.test(text) && msg.location().url.startsWith(origin)) return;
-      problems.push(`${msg.type()}: ${text}`);
-    });
-    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-    page.on('request', (request) => {
-      if (!request.url().startsWith(origin) && !request.url().startsWith('data:')) problems.push(`external request: ${request.url()}`);
-    });
-    return problems;
+    return watchPage(page, origin);
   }
 
   const visible = (page: Page, selector: string) => page.locator(selector).isVisible();

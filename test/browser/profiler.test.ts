@@ -5,17 +5,14 @@
  * search list. Screenshots of the toolbar and of every panel land in test-output/screenshots/.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, SHOTS, watchPage } from '../support/browser.ts';
 import { HttpResponse, listener } from '../../src/index.ts';
 import { serve, type NodeServer } from '../../src/runtime/node.ts';
 import { PANELS } from '../../src/debug/profiler/views/layout.ts';
 import { profiledApp } from '../profiler/support.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = new URL('../../test-output/screenshots/', import.meta.url).pathname;
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 describe('profiler and toolbar in headless Chromium', { timeout: 90_000 }, () => {
   let server: NodeServer;
@@ -23,10 +20,6 @@ describe('profiler and toolbar in headless Chromium', { timeout: 90_000 }, () =>
   let origin: string;
 
   before(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH.`);
-    }
-    mkdirSync(SHOTS, { recursive: true });
     const app = profiledApp({
       routes: [
         {
@@ -74,7 +67,7 @@ describe('profiler and toolbar in headless Chromium', { timeout: 90_000 }, () =>
     });
     server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false });
     origin = `http://127.0.0.1:${server.port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 20_000 });
+    browser = await launchChromium();
   });
 
   after(async () => {
@@ -83,18 +76,7 @@ describe('profiler and toolbar in headless Chromium', { timeout: 90_000 }, () =>
   });
 
   function watch(page: Page): string[] {
-    const problems: string[] = [];
-    page.on('console', (msg: ConsoleMessage) => {
-      if (msg.type() !== 'error' && msg.type() !== 'warning') return;
-      const text = msg.text();
-      if (/^Failed to load resource: the server responded with a status of (404|500)/.test(text) && msg.location().url.startsWith(origin)) return;
-      problems.push(`${msg.type()}: ${text}`);
-    });
-    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-    page.on('request', (request) => {
-      if (!request.url().startsWith(origin) && !request.url().startsWith('data:') && !request.url().startsWith('about:')) problems.push(`external request: ${request.url()}`);
-    });
-    return problems;
+    return watchPage(page, origin);
   }
 
   test('404 → toolbar → profile → every panel → search', async () => {
