@@ -21,7 +21,7 @@ const reporters = process.env.GITHUB_ACTIONS
   : ['--test-reporter=spec', '--test-reporter-destination=stdout'];
 
 const args = [
-  'c8', '--reporter=text-summary', '--reporter=text', '--include=src/**', '--include=dist/**', '--exclude-after-remap',
+  'c8', '--reporter=text-summary', '--reporter=text', '--include=src/**',
   process.execPath, '--import', 'tsx', '--test', '--test-timeout=60000', ...reporters, ...files,
 ];
 const result = spawnSync('npx', args, { stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: '' } });
