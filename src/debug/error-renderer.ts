@@ -1,13 +1,13 @@
-import he from 'he';
 import type { KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
 import { statusText } from '../http/status.ts';
 import { headersOf, statusOf } from '../kernel/exceptions.ts';
 import { buildErrorPageModel, messageOf, safeClassName } from './error-page/model.ts';
+import { escapeHtml } from './error-page/escape.ts';
 import { renderDebugPage } from './error-page/page.ts';
 import { errorFrames } from './stack.ts';
 
-const esc = (s: string) => he.escape(s);
+const esc = escapeHtml;
 
 /** rawurlencode: everything but A-Z a-z 0-9 - _ . ~ is percent-encoded, so any character is header-safe. */
 export function rawUrlEncode(s: string): string {

@@ -61,16 +61,68 @@ export function stackOf(error: unknown): string | undefined {
 }
 
 /**
+ * Parsed and resolved frames by the frame lines of a stack: an error thrown from the same place has
+ * the same frame lines whatever its message (every 404 of a route), so its frames are worked out
+ * once. The arrays are shared: treat as read-only. Bounded, and only for stacks of a sane size.
+ */
+interface StackEntry {
+  frames: ResolvedFrame[];
+  /** Shared slices of `frames` without the leading constructor frames, by how many are dropped. */
+  from: ResolvedFrame[][];
+}
+const stacks = new Map<string, Map<string, StackEntry>>();
+const MAX_STACKS = 256;
+const MAX_CACHED_STACK_CHARS = 32 * 1024;
+let stackCount = 0;
+
+/** The stack from its first frame line on (what parseStack reads frames from), or null when it has none. */
+function frameLines(stack: string): string | null {
+  let at = 0;
+  while (at < stack.length) {
+    const end = stack.indexOf('\n', at);
+    const line = end < 0 ? stack.slice(at) : stack.slice(at, end);
+    if (parseFrame(line)) return at === 0 ? stack : stack.slice(at);
+    if (end < 0) break;
+    at = end + 1;
+  }
+  return null;
+}
+
+function stackEntry(stack: string, root: string): StackEntry {
+  const lines = stack.length <= MAX_CACHED_STACK_CHARS ? frameLines(stack) : null;
+  if (lines === null) return { frames: parseStack(stack).map((f) => resolveFrame(f, root)), from: [] };
+  let perRoot = stacks.get(root);
+  const hit = perRoot?.get(lines);
+  if (hit !== undefined) return hit;
+  const entry: StackEntry = { frames: parseStack(lines).map((f) => resolveFrame(f, root)), from: [] };
+  if (stackCount >= MAX_STACKS) {
+    stacks.clear();
+    stackCount = 0;
+    perRoot = undefined;
+  }
+  if (perRoot === undefined) stacks.set(root, (perRoot = new Map()));
+  perRoot.set(lines, entry);
+  stackCount++;
+  return entry;
+}
+
+/**
  * The frames of an error, resolved. Leading `new X` frames of the error's own constructors
  * (subclass constructors appear in V8 traces) are dropped, so frame 0 is where it was thrown.
+ * The array may be shared with other errors thrown from the same place: treat as read-only.
  */
 export function errorFrames(error: unknown): ResolvedFrame[] {
-  const frames = parseStack(stackOf(error));
-  const ctors = constructorNames(error);
+  const stack = stackOf(error);
+  if (!stack) return [];
+  const entry = stackEntry(stack, workingDirectory());
+  const frames = entry.frames;
   let start = 0;
-  while (start < frames.length - 1 && frames[start].fn.startsWith('new ') && ctors.has(frames[start].fn.slice(4))) start++;
-  const root = workingDirectory();
-  return frames.slice(start).map((f) => resolveFrame(f, root));
+  if (frames.length > 1 && frames[0]!.fn.startsWith('new ')) {
+    const ctors = constructorNames(error);
+    while (start < frames.length - 1 && frames[start]!.fn.startsWith('new ') && ctors.has(frames[start]!.fn.slice(4))) start++;
+  }
+  if (start === 0) return frames;
+  return (entry.from[start] ??= frames.slice(start));
 }
 
 function constructorNames(error: unknown): Set<string> {
@@ -93,6 +145,8 @@ const MAX_RESOLVED = 2048;
 /** Forgets resolved frames (tests). */
 export function clearFrameCache(): void {
   resolved.clear();
+  stacks.clear();
+  stackCount = 0;
 }
 
 /** One frame through source maps (when it points at generated JavaScript the host left unmapped). */
@@ -172,9 +226,11 @@ export function throwSite(error: unknown): ResolvedFrame | null {
     let ctors: Set<string> | null = null;
     let candidate: StackFrame | null = null;
     let count = 0;
-    for (const line of stack.split('\n')) {
+    for (let at = 0; at < stack.length; ) {
       if (count >= MAX_FRAMES) break;
-      const frame = parseFrame(line);
+      const end = stack.indexOf('\n', at);
+      const frame = parseFrame(end < 0 ? stack.slice(at) : stack.slice(at, end));
+      at = end < 0 ? stack.length : end + 1;
       if (!frame) continue;
       count++;
       candidate = frame;

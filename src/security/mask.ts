@@ -14,9 +14,21 @@ export function maskToken(token: string | null | undefined): string {
   return `${Array.from(token).slice(0, 4).join('')}…`;
 }
 
+/** Answers for short keys already tested: the same few names come back on every request (bounded). */
+const secretKeyCache = new Map<string, boolean>();
+const MAX_CACHED_KEYS = 2048;
+const MAX_CACHED_KEY_LENGTH = 64;
+
 /** True when a key names a secret (`password`, `_password`, `irms_token`, `Authorization`, `PHPSESSID`...). */
 export function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(key);
+  if (key.length > MAX_CACHED_KEY_LENGTH) return SECRET_KEY.test(key);
+  let secret = secretKeyCache.get(key);
+  if (secret === undefined) {
+    secret = SECRET_KEY.test(key);
+    if (secretKeyCache.size >= MAX_CACHED_KEYS) secretKeyCache.clear();
+    secretKeyCache.set(key, secret);
+  }
+  return secret;
 }
 
 /**

@@ -1,8 +1,8 @@
-import he from 'he';
+import { escapeHtml } from './escape.ts';
 
 /**
  * A small TypeScript/JavaScript highlighter for code excerpts: one pass of a sticky tokenizer over
- * each line, every token escaped with `he` before it is wrapped. Good enough for eleven lines of
+ * each line, every token escaped (as `he.escape` does) before it is wrapped. Good enough for eleven lines of
  * context; block comments and template literals that span lines are carried from line to line.
  */
 
@@ -57,10 +57,10 @@ export function highlightLine(line: string, state: HighlightState): string {
       else if (LITERALS.has(t)) out += span('n', t);
       else if (next === '(' || prevWord === 'function') out += span('f', t);
       else if (/^[A-Z]/.test(t)) out += span('t', t);
-      else out += he.escape(t);
+      else out += escapeHtml(t);
       prevWord = t;
       continue;
-    } else out += he.escape(t);
+    } else out += escapeHtml(t);
     if (!/^\s+$/.test(t)) prevWord = '';
   }
   return out;
@@ -75,5 +75,5 @@ function findTemplateEnd(s: string): number {
 }
 
 function span(kind: string, text: string): string {
-  return `<span class="hl-${kind}">${he.escape(text)}</span>`;
+  return `<span class="hl-${kind}">${escapeHtml(text)}</span>`;
 }

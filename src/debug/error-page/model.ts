@@ -11,6 +11,7 @@ import { interpolate, type LogRecord } from '../../log/record.ts';
 import { errorFrames, frameExcerpt, throwSite, type ResolvedFrame } from '../stack.ts';
 import type { ExcerptLine } from './excerpt.ts';
 import { relativeTo, workingDirectory } from './host-fs.ts';
+import { isoString } from './iso-date.ts';
 import { describeValue, prettyJson } from './safe-json.ts';
 
 export interface FrameView {
@@ -134,10 +135,22 @@ function isEmptyContainer(value: unknown): boolean {
   return false;
 }
 
+/** Frame views (with their excerpts) by frames array: errorFrames shares one per throw site. */
+const frameViews = new WeakMap<readonly ResolvedFrame[], FrameView[]>();
+
+/** The views of an exception's frames; shared between errors thrown from the same place (read-only). */
+function frameViewsOf(frames: readonly ResolvedFrame[]): FrameView[] {
+  let views = frameViews.get(frames);
+  if (views === undefined) {
+    let excerpts = 0;
+    views = frames.map((f) => frameView(f, !f.vendor && excerpts++ < EXCERPTS_PER_EXCEPTION));
+    frameViews.set(frames, views);
+  }
+  return views;
+}
+
 export function exceptionView(error: Error): ExceptionView {
-  const frames = errorFrames(error);
-  let excerpts = 0;
-  const views = frames.map((f) => frameView(f, !f.vendor && excerpts++ < EXCERPTS_PER_EXCEPTION));
+  const views = frameViewsOf(errorFrames(error));
   let thrown: ExceptionView['thrown'] = null;
   if (error instanceof NonErrorThrown) {
     const v = error.value;
@@ -182,7 +195,7 @@ export function logView(record: LogRecord): LogView {
   }
   let datetime = '';
   try {
-    datetime = record.datetime.toISOString();
+    datetime = isoString(record.datetime);
   } catch {
     // invalid date
   }

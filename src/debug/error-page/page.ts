@@ -3,20 +3,22 @@
  * the title `MSG (CODE TEXT)`, the hierarchy (deepest cause first), `HTTP CODE TEXT`, the message,
  * then the tabs Exceptions, Logs and Stack Traces. Every dynamic string goes through `esc` (he).
  */
-import he from 'he';
+import { escapeHtml } from './escape.ts';
 import { LEVELS } from '../../log/levels.ts';
 import { highlightLine, type HighlightState } from './highlight.ts';
 import type { ErrorPageModel, ExceptionView, FrameView, LogView } from './model.ts';
 import { BODY_SCRIPT, HEAD_SCRIPT } from './script.ts';
 import { STYLES } from './styles.ts';
 
-const esc = (s: string): string => he.escape(s);
+const esc = escapeHtml;
 
 /** Messages longer than this get the smaller heading (Symfony's `long` class). */
 const LONG_MESSAGE = 180;
 
 const LOGO = `<svg viewBox="0 0 24 24" aria-hidden="true"><rect x="1" y="1" width="22" height="22" rx="6" fill="#4b47d6"/><path d="M7 7h2.4v10H7zM11.2 7h3.6a3 3 0 0 1 .9 5.86L17.6 17h-2.7l-1.6-3.8h-.1V17h-2zm2 1.9v2.5h1.3a1.25 1.25 0 0 0 0-2.5z" fill="#fff"/></svg>`;
 const FAVICON = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><rect x="1" y="1" width="22" height="22" rx="6" fill="#c22f3e"/><path d="M11 5h2v9h-2zM11 16h2v2h-2z" fill="#fff"/></svg>')}`;
+
+const FAVICON_ATTR = esc(FAVICON);
 
 export function renderDebugPage(model: ErrorPageModel): string {
   const main = model.chain[0] ?? { class: 'Error', message: '', frames: [], properties: null, thrown: null, errors: [] };
@@ -32,7 +34,7 @@ export function renderDebugPage(model: ErrorPageModel): string {
 <meta name="robots" content="noindex,nofollow" />
 <meta name="viewport" content="width=device-width,initial-scale=1" />
 <title>${headline}</title>
-<link rel="icon" href="${esc(FAVICON)}" />
+<link rel="icon" href="${FAVICON_ATTR}" />
 <script>${HEAD_SCRIPT}</script>
 <style>${STYLES}</style>
 </head>
@@ -113,7 +115,7 @@ ${framesList(e.frames)}
 </div>
 </details>`;
     })
-    .join('\n');
+    .reduce(joinLines, null) ?? '';
 }
 
 function thrownValue(e: ExceptionView): string {
@@ -126,7 +128,19 @@ function aggregateMembers(e: ExceptionView): string {
   return `<div class="kv-title">Aggregated errors</div><ul>${e.errors.map((m) => `<li><strong>${esc(m.class)}</strong>: ${esc(m.message)}</li>`).join('')}</ul>`;
 }
 
+/** Frame list HTML by frames array: the model shares one per throw site (see model.ts). */
+const framesHtml = new WeakMap<readonly FrameView[], string>();
+
 function framesList(frames: FrameView[]): string {
+  let html = framesHtml.get(frames);
+  if (html === undefined) {
+    html = renderFramesList(frames);
+    framesHtml.set(frames, html);
+  }
+  return html;
+}
+
+function renderFramesList(frames: FrameView[]): string {
   if (frames.length === 0) return '<p class="empty">No stack frames.</p>';
   const firstApp = frames.findIndex((f) => !f.vendor && f.excerpt);
   const out: string[] = [];
@@ -224,8 +238,26 @@ export function plainTrace(e: ExceptionView): string {
   const lines = [`${e.class}:`];
   if (e.message) lines.push(e.message);
   lines.push('');
-  for (const f of e.frames) lines.push(f.fn ? `  at ${f.fn} (${f.path}:${f.line}:${f.column})` : `  at ${f.path}:${f.line}:${f.column}`);
-  return lines.join('\n');
+  return e.frames.length > 0 ? `${lines.join('\n')}\n${traceLines(e.frames)}` : lines.join('\n');
+}
+
+function traceLines(frames: readonly FrameView[]): string {
+  return frames.map((f) => (f.fn ? `  at ${f.fn} (${f.path}:${f.line}:${f.column})` : `  at ${f.path}:${f.line}:${f.column}`)).join('\n');
+}
+
+/** Escaped frame lines of the plain trace, by frames array (shared per throw site). */
+const escapedTraceLines = new WeakMap<readonly FrameView[], string>();
+
+/** esc(plainTrace(e)), with the frame lines escaped once per frames array. */
+function escapedPlainTrace(e: ExceptionView): string {
+  const head = esc(e.message ? `${e.class}:\n${e.message}\n` : `${e.class}:\n`);
+  if (e.frames.length === 0) return head;
+  let lines = escapedTraceLines.get(e.frames);
+  if (lines === undefined) {
+    lines = esc(traceLines(e.frames));
+    escapedTraceLines.set(e.frames, lines);
+  }
+  return `${head}\n${lines}`;
 }
 
 function tracesPanel(model: ErrorPageModel): string {
@@ -235,7 +267,16 @@ function tracesPanel(model: ErrorPageModel): string {
       // The main exception is [N/N], the deepest cause [1/N]; no label with a single exception.
       const label = n > 1 ? `[${n - i}/${n}] ` : '';
       return `<div class="trace-text"><div class="trace-text-head"><h3>${label}${esc(e.class)}</h3><button type="button" class="copy" data-copy="trace-text-${i + 1}">Copy</button></div>
-<pre class="stacktrace" id="trace-text-${i + 1}">${esc(plainTrace(e))}</pre></div>`;
+<pre class="stacktrace" id="trace-text-${i + 1}">${escapedPlainTrace(e)}</pre></div>`;
     })
-    .join('\n');
+    .reduce(joinLines, null) ?? '';
+}
+
+/**
+ * `parts.join('\n')` by concatenation: join copies its parts into a new string, and these parts are
+ * the largest of the page (frame lists with code); concatenation only links them, and the page is
+ * copied once, when it is written.
+ */
+function joinLines(joined: string | null, part: string): string {
+  return joined === null ? part : `${joined}\n${part}`;
 }

@@ -7,24 +7,38 @@ import type { KernelRequest } from '../../http/request.ts';
 import type { HttpResponse } from '../../http/response.ts';
 import { statusText } from '../../http/status.ts';
 import { classNameOf, exceptionChain, statusOf } from '../../kernel/exceptions.ts';
-import type { ListenerCall } from '../../kernel/hooks.ts';
-import type { HookName } from '../../kernel/events.ts';
-import { HOOKS } from '../../kernel/events.ts';
+import type { Listener, ListenerCall } from '../../kernel/hooks.ts';
+import { HOOKS, type HookName } from '../../kernel/events.ts';
 import { interpolate } from '../../log/record.ts';
+import { defineOwn } from '../../security/mask.ts';
+import { isoString, isoStringOf } from '../error-page/iso-date.ts';
 import { throwLocation } from '../stack.ts';
 import {
   maskContent,
+  maskHeaderRecord,
   maskHeaders,
   maskToken,
   parseSetCookie,
   sanitize,
+  sanitizeFields,
   sanitizeRecord,
   scrubText,
   truncate,
   MASK,
 } from './mask.ts';
-import type { Profile, ProfiledException, ProfiledListenerCall, ProfiledLogRecord } from './profile.ts';
-import { utf8Length } from './storage.ts';
+import { summaryOf, type Profile, type ProfiledException, type ProfiledLogRecord } from './profile.ts';
+import {
+  CallList,
+  callShape,
+  CollectedProfile,
+  notCalledListBytes,
+  type CallShape,
+  splitProfileBytes,
+  utf8Length,
+  type NotCalledEntry,
+  type ProfileHead,
+  type ProfileTail,
+} from './stored.ts';
 
 /** Per-profile bounds (peers.md §3.3: profiles of 50 MB, disks full of them). */
 export const PROFILE_LIMITS = {
@@ -50,8 +64,21 @@ export interface Recording {
 const now: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
 const round = (ms: number) => Math.round(ms * 1000) / 1000;
 
-/** Resident set size when the runtime tells (Node, Deno), else null. */
+/** How long a sampled resident set size is reused: reading it costs a system call and a file read. */
+export const RSS_SAMPLE_MS = 100;
+let rssValue: number | null = null;
+let rssAt = -Infinity;
+
+/** Resident set size when the runtime tells (Node, Deno), else null; sampled at most every RSS_SAMPLE_MS. */
 export function residentMemory(): number | null {
+  const t = now();
+  if (t - rssAt < RSS_SAMPLE_MS) return rssValue;
+  rssAt = t;
+  rssValue = readResidentMemory();
+  return rssValue;
+}
+
+function readResidentMemory(): number | null {
   try {
     const proc = (globalThis as { process?: { memoryUsage?: { (): { rss: number }; rss?: () => number } } }).process;
     if (proc?.memoryUsage) return typeof proc.memoryUsage.rss === 'function' ? proc.memoryUsage.rss() : proc.memoryUsage().rss;
@@ -75,6 +102,14 @@ function functionName(value: unknown): string | null {
   if (typeof value === 'function') return value.name || 'anonymous controller';
   if (typeof value === 'string') return value;
   return null;
+}
+
+const EMPTY_RECORD: Record<string, unknown> = Object.freeze(Object.create(null) as Record<string, unknown>);
+
+/** sanitizeRecord of a parameter bag's entries, read key by key. */
+function sanitizeBag(bag: { keys(): string[]; get(key: string): unknown }): Record<string, unknown> {
+  const keys = bag.keys();
+  return keys.length === 0 ? {} : sanitizeFields(keys, (key) => bag.get(key));
 }
 
 function asRecord(value: unknown): Record<string, unknown> | null {
@@ -117,44 +152,171 @@ function responseReadyMs(trace: readonly ListenerCall[] | null, atProfiler: numb
   return end;
 }
 
-function events(trace: readonly ListenerCall[] | null): ProfiledListenerCall[] {
-  if (!trace) return [];
-  return trace.slice(0, PROFILE_LIMITS.events).map((c) => ({
-    hook: c.hook,
-    listener: c.listener,
-    role: c.role,
-    startMs: round(c.startMs),
-    durationMs: round(c.durationMs),
-  }));
+/**
+ * Per hook table: which (hook, listener id) pairs exist, numbered, and the not-called entries in
+ * table order (shared by every profile). Rebuilt when a hook's listener array changes.
+ */
+interface ListenerIndex {
+  lists: (readonly Listener[])[];
+  lengths: number[];
+  /** hook → listener id → slot. */
+  slots: Map<string, Map<string, number>>;
+  /** In table order (kernel.terminate left out: it is still running while the profile is collected). */
+  entries: { slot: number; entry: NotCalledEntry }[];
+  slotCount: number;
+  /** The last few call sequences seen with this table. */
+  signatures: TraceSignature[];
+  nextSignature: number;
 }
 
-function notCalled(services: AppServices, trace: readonly ListenerCall[] | null): Profile['notCalledListeners'] {
-  const hooks = services.kernel?.hooks;
-  if (!hooks) return [];
-  const called = new Set((trace ?? []).map((c) => `${c.hook} ${c.listener}`));
-  const out: Profile['notCalledListeners'] = [];
+const listenerIndexes = new WeakMap<object, ListenerIndex>();
+const NOT_CALLED_LIMIT = 500;
+const EMPTY: readonly Listener[] = [];
+
+function listenerIndex(hooks: Record<string, readonly Listener[] | undefined>): ListenerIndex {
+  const cached = listenerIndexes.get(hooks);
+  if (cached) {
+    let valid = true;
+    for (let i = 0; i < HOOKS.length && valid; i++) {
+      const list = hooks[HOOKS[i]!] ?? EMPTY;
+      valid = list === cached.lists[i] && list.length === cached.lengths[i];
+    }
+    if (valid) return cached;
+  }
+  const index: ListenerIndex = { lists: [], lengths: [], slots: new Map(), entries: [], slotCount: 0, signatures: [], nextSignature: 0 };
   for (const hook of HOOKS) {
-    // kernel.terminate is still running while the profile is collected.
-    if (hook === 'kernel.terminate') continue;
-    for (const l of hooks[hook] ?? []) {
-      if (!called.has(`${hook} ${l.id}`)) out.push({ hook: hook as HookName, listener: l.id, role: l.role });
+    const list = hooks[hook] ?? EMPTY;
+    index.lists.push(list);
+    index.lengths.push(list.length);
+    const slots = new Map<string, number>();
+    index.slots.set(hook, slots);
+    for (const l of list) {
+      let slot = slots.get(l.id);
+      if (slot === undefined) slots.set(l.id, (slot = index.slotCount++));
+      if (hook !== 'kernel.terminate') index.entries.push({ slot, entry: { hook: hook as HookName, listener: l.id, role: l.role } });
     }
   }
-  return out.slice(0, 500);
+  listenerIndexes.set(hooks, index);
+  return index;
+}
+
+/** Listeners of the table (but kernel.terminate's) that the trace never called, in table order. */
+function notCalledIn(index: ListenerIndex | null, trace: readonly ListenerCall[] | null): NotCalledEntry[] {
+  if (!index) return [];
+  const marks = new Uint8Array(index.slotCount);
+  if (trace) {
+    for (let i = 0; i < trace.length; i++) {
+      const slot = index.slots.get(trace[i]!.hook)?.get(trace[i]!.listener);
+      if (slot !== undefined) marks[slot] = 1;
+    }
+  }
+  const out: NotCalledEntry[] = [];
+  for (const { slot, entry } of index.entries) {
+    if (marks[slot] === 0) {
+      out.push(entry);
+      if (out.length >= NOT_CALLED_LIMIT) break;
+    }
+  }
+  return out;
+}
+
+/**
+ * What a sequence of listener calls gives a profile besides its times: the call shapes and the
+ * listeners not called. Requests to the same route call the same listeners, so the last few
+ * sequences are remembered and a request that repeats one only compares its calls with it.
+ */
+interface TraceSignature {
+  hooks: string[];
+  listeners: string[];
+  roles: string[];
+  shapes: CallShape[];
+  shapesBytes: number;
+  notCalled: NotCalledEntry[];
+  notCalledBytes: number;
+}
+
+const SIGNATURES = 8;
+
+function sameCalls(sig: TraceSignature, trace: readonly ListenerCall[]): boolean {
+  if (sig.listeners.length !== trace.length) return false;
+  for (let i = 0; i < trace.length; i++) {
+    const c = trace[i]!;
+    if (c.listener !== sig.listeners[i] || c.hook !== sig.hooks[i] || c.role !== sig.roles[i]) return false;
+  }
+  return true;
+}
+
+function signatureOf(index: ListenerIndex | null, trace: readonly ListenerCall[]): TraceSignature {
+  if (index) for (let i = 0; i < index.signatures.length; i++) if (sameCalls(index.signatures[i]!, trace)) return index.signatures[i]!;
+  const shapes = trace.slice(0, PROFILE_LIMITS.events).map((c) => callShape(c.hook, c.listener, c.role));
+  const notCalled = notCalledIn(index, trace);
+  const sig: TraceSignature = {
+    hooks: trace.map((c) => c.hook),
+    listeners: trace.map((c) => c.listener),
+    roles: trace.map((c) => c.role),
+    shapes,
+    shapesBytes: CallList.shapesBytes(shapes),
+    notCalled,
+    notCalledBytes: notCalledListBytes(notCalled),
+  };
+  // Long traces (a loop of sub-requests) are not worth remembering.
+  if (index && trace.length <= 512) {
+    index.signatures[index.nextSignature] = sig;
+    index.nextSignature = (index.nextSignature + 1) % SIGNATURES;
+  }
+  return sig;
+}
+
+/** The profile's listener calls (bounded) and the listeners it did not call. */
+function listenerCalls(services: AppServices, trace: readonly ListenerCall[] | null): { calls: CallList; notCalled: NotCalledEntry[]; notCalledBytes: number } {
+  const hooks = services.kernel?.hooks as Record<string, readonly Listener[] | undefined> | undefined;
+  const index = hooks ? listenerIndex(hooks) : null;
+  const sig = signatureOf(index, trace ?? []);
+  const n = sig.shapes.length;
+  const times: number[] = new Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    const c = trace![i]!;
+    times[2 * i] = Math.round(c.startMs * 1000);
+    times[2 * i + 1] = Math.round(c.durationMs * 1000);
+  }
+  return { calls: new CallList(sig.shapes, times, sig.shapesBytes), notCalled: sig.notCalled, notCalledBytes: sig.notCalledBytes };
+}
+
+function recordDatetime(record: { datetime: Date }): string {
+  try {
+    return isoString(record.datetime);
+  } catch {
+    return '';
+  }
 }
 
 function logs(request: KernelRequest): ProfiledLogRecord[] {
-  return request.logRecords.slice(0, PROFILE_LIMITS.logs).map((r) => ({
-    datetime: attempt(() => r.datetime.toISOString(), ''),
-    level: r.level,
-    level_name: r.levelName.toUpperCase(),
-    channel: r.channel,
-    message: truncate(scrubText(attempt(() => interpolate(r.message, r.context), r.message)), 8192),
-    context: sanitize(r.context),
-  }));
+  const records = request.logRecords;
+  const n = Math.min(records.length, PROFILE_LIMITS.logs);
+  const out: ProfiledLogRecord[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const r = records[i]!;
+    let message: string;
+    try {
+      message = interpolate(r.message, r.context);
+    } catch {
+      message = r.message;
+    }
+    out[i] = {
+      datetime: recordDatetime(r),
+      level: r.level,
+      level_name: r.levelName.toUpperCase(),
+      channel: r.channel,
+      message: truncate(scrubText(message), 8192),
+      context: sanitize(r.context),
+    };
+  }
+  return out;
 }
 
-async function requestContent(request: KernelRequest): Promise<{ content: string | null; length: number; truncated: boolean }> {
+const NO_CONTENT = { content: null, length: 0, truncated: false } as const;
+
+async function requestContent(request: KernelRequest): Promise<Content> {
   if (!request.contentRead) return { content: null, length: 0, truncated: false };
   let bytes: Uint8Array;
   try {
@@ -187,10 +349,10 @@ function session(request: KernelRequest, collectedRequest: Record<string, unknow
   return null;
 }
 
-function security(attributes: Record<string, unknown>): Profile['security'] {
-  const token = attributes.irms_token;
-  const memberId = attributes.member_id;
-  const firewall = attributes._firewall ?? attributes._firewall_context;
+function security(attribute: (key: string) => unknown): Profile['security'] {
+  const token = attribute('irms_token');
+  const memberId = attribute('member_id');
+  const firewall = attribute('_firewall') ?? attribute('_firewall_context');
   return {
     token: token === undefined || token === null ? null : typeof token === 'string' ? maskToken(token) : sanitize(token),
     memberId: memberId === undefined ? null : sanitize(memberId),
@@ -199,41 +361,52 @@ function security(attributes: Record<string, unknown>): Profile['security'] {
   };
 }
 
-/** Builds the profile. Never throws for odd request data: each part falls back to "unknown". */
-export async function collectProfile(
+/**
+ * Builds the profile, serialized (stored.ts). Never throws for odd request data: each part falls
+ * back to "unknown". Synchronous unless the application read the request body (a promise then).
+ */
+export function collectProfile(
   services: AppServices,
   request: KernelRequest,
   response: HttpResponse,
   recording: Recording,
   error: Error | null,
-): Promise<Profile> {
-  const collected = attempt(() => request.collected, {} as Record<string, unknown>);
+): CollectedProfile | Promise<CollectedProfile> {
+  if (request.contentRead) return requestContent(request).then((content) => build(services, request, response, recording, error, content));
+  return build(services, request, response, recording, error, NO_CONTENT);
+}
+
+type Content = { content: string | null; length: number; truncated: boolean };
+
+function build(services: AppServices, request: KernelRequest, response: HttpResponse, recording: Recording, error: Error | null, content: Content): CollectedProfile {
+  const collected = attempt(() => request.collected, EMPTY_RECORD);
   const collectedRouter = asRecord(collected.router);
   const collectedRequest = asRecord(collected.request);
-  const rawAttributes = request.attributes.all();
-  const route = (collectedRouter?.route ?? rawAttributes._route ?? null) as string | null;
-  const controller = functionName(collectedRouter?.controller) ?? functionName(rawAttributes._controller);
-  const routeParams = asRecord(collectedRouter?.routeParams) ?? asRecord(rawAttributes._route_params) ?? {};
-
-  const attributes: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(rawAttributes)) {
-    attributes[key] = key === '_controller' ? functionName(value) : key === 'irms_token' && typeof value === 'string' ? maskToken(value) : value;
-  }
+  // Parameter bags are read key by key: no copy into an object first.
+  const bag = request.attributes;
+  const attribute = (key: string): unknown => bag.get(key);
+  const route = (collectedRouter?.route ?? attribute('_route') ?? null) as string | null;
+  const controller = functionName(collectedRouter?.controller) ?? functionName(attribute('_controller'));
+  const routeParams = asRecord(collectedRouter?.routeParams) ?? asRecord(attribute('_route_params')) ?? {};
+  const shownAttribute = (key: string): unknown => {
+    const value = bag.get(key);
+    return key === '_controller' ? functionName(value) : key === 'irms_token' && typeof value === 'string' ? maskToken(value) : value;
+  };
+  const format = attribute('_format');
 
   const exception = error ?? exceptionFromLogs(request);
-  const content = await requestContent(request);
   const time = Date.now();
   const url = scrubText(attempt(() => request.getUri(), request.target));
   const contentType = response.headers.get('content-type');
   const others: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(collected)) if (name !== 'router' && name !== 'request') others[name] = value;
+  for (const name of Object.keys(collected)) if (name !== 'router' && name !== 'request' && Object.hasOwn(collected, name)) defineOwn(others, name, collected[name]);
 
-  const profile: Profile = {
+  const head: ProfileHead = {
     token: recording.token,
     parent: null,
     children: [],
     time: Math.floor(time / 1000),
-    datetime: new Date(time).toISOString(),
+    datetime: isoStringOf(time),
     ip: attempt(() => request.getClientIp(), '') || 'Unknown',
     method: attempt(() => request.method, request.realMethod),
     url: truncate(url, 8192),
@@ -250,13 +423,13 @@ export async function collectProfile(
       scheme: attempt(() => request.getScheme(), 'http'),
       host: attempt(() => request.getHttpHost(), ''),
       locale: attempt(() => request.locale, null),
-      format: typeof rawAttributes._format === 'string' ? rawAttributes._format : null,
+      format: typeof format === 'string' ? format : null,
       isXmlHttpRequest: attempt(() => request.isXmlHttpRequest(), false),
-      query: sanitizeRecord(attempt(() => request.query.all(), {})),
-      body: sanitizeRecord(attempt(() => request.request.all(), {})),
-      attributes: sanitizeRecord(attributes),
-      headers: maskHeaders(Object.entries(attempt(() => request.headers.all(), {})), PROFILE_LIMITS.headers, PROFILE_LIMITS.headerValue),
-      cookies: Object.keys(attempt(() => request.cookies.all(), {})).slice(0, 100).map((name) => ({ name: truncate(name, 256), value: MASK })),
+      query: attempt(() => sanitizeBag(request.query), {}),
+      body: attempt(() => sanitizeBag(request.request), {}),
+      attributes: sanitizeFields(bag.keys(), shownAttribute),
+      headers: maskHeaderRecord(attempt(() => request.headers.all(), EMPTY_RECORD as Record<string, string>), PROFILE_LIMITS.headers, PROFILE_LIMITS.headerValue),
+      cookies: attempt(() => request.cookies.keys(), [] as string[]).slice(0, 100).map((name) => ({ name: truncate(name, 256), value: MASK })),
       contentType: request.contentType,
       content: content.content,
       contentLength: content.length,
@@ -268,47 +441,83 @@ export async function collectProfile(
       contentType,
     },
     session: session(request, collectedRequest, services.config.sessionCookieName),
-    security: security(rawAttributes),
+    security: security(attribute),
     routing: {
       route: typeof route === 'string' ? route : null,
       params: sanitizeRecord(routeParams),
       controller,
       redirect: collectedRequest?.redirect === undefined ? null : sanitize(collectedRequest.redirect),
     },
-    events: events(request.trace),
-    notCalledListeners: notCalled(services, request.trace),
+  };
+  const tail: ProfileTail = {
     logs: logs(request),
     droppedLogs: attempt(() => request.logger.droppedRecords, 0),
     exception: exception ? profileException(exception) : null,
     collectors: sanitizeRecord(others),
     truncated: [],
   };
-  return bound(profile);
+  return bound(head, listenerCalls(services, request.trace), tail);
 }
 
-/** Keeps a profile under PROFILE_LIMITS.profileBytes by dropping its largest optional parts. */
-function bound(profile: Profile): Profile {
-  const size = () => utf8Length(JSON.stringify(profile));
-  if (size() <= PROFILE_LIMITS.profileBytes) return profile;
-  if (profile.request.content) {
-    profile.request.content = null;
-    profile.request.contentTruncated = true;
-    profile.truncated.push('request content');
-    if (size() <= PROFILE_LIMITS.profileBytes) return profile;
+/**
+ * Serializes a profile once and keeps it under PROFILE_LIMITS.profileBytes by dropping its largest
+ * optional parts (re-serializing only then).
+ */
+function bound(head: ProfileHead, listeners: { calls: CallList; notCalled: NotCalledEntry[]; notCalledBytes: number }, tail: ProfileTail): CollectedProfile {
+  let calls = listeners.calls;
+  const { notCalled: notCalledList, notCalledBytes } = listeners;
+  let headJson = '';
+  let tailJson = '';
+  let headBytes = 0;
+  let tailBytes = 0;
+  const serialize = (part: 'head' | 'tail' | 'both') => {
+    if (part !== 'tail') {
+      headJson = JSON.stringify(head);
+      headBytes = utf8Length(headJson);
+    }
+    if (part !== 'head') {
+      tailJson = JSON.stringify(tail);
+      tailBytes = utf8Length(tailJson);
+    }
+  };
+  const fits = () => splitProfileBytes(headBytes, calls.bytes, notCalledBytes, tailBytes) <= PROFILE_LIMITS.profileBytes;
+  const done = () =>
+    new CollectedProfile(
+      head.token,
+      summaryOf(head, 0),
+      headJson,
+      calls,
+      notCalledList,
+      tailJson,
+      headBytes,
+      notCalledBytes,
+      tailBytes,
+    );
+  serialize('both');
+  if (fits()) return done();
+  if (head.request.content) {
+    head.request.content = null;
+    head.request.contentTruncated = true;
+    tail.truncated.push('request content');
+    serialize('both');
+    if (fits()) return done();
   }
-  for (const r of profile.logs) r.context = {};
-  profile.truncated.push('log contexts');
-  if (size() <= PROFILE_LIMITS.profileBytes) return profile;
-  profile.collectors = {};
-  profile.truncated.push('collectors');
-  profile.logs = profile.logs.slice(-100);
-  profile.truncated.push('logs beyond the last 100');
-  profile.events = profile.events.slice(0, 500);
-  if (size() <= PROFILE_LIMITS.profileBytes) return profile;
-  profile.request.query = {};
-  profile.request.body = {};
-  profile.request.attributes = {};
-  profile.session = profile.session ? { ...profile.session, attributes: {} } : null;
-  profile.truncated.push('parameters');
-  return profile;
+  for (const r of tail.logs) r.context = {};
+  tail.truncated.push('log contexts');
+  serialize('tail');
+  if (fits()) return done();
+  tail.collectors = {};
+  tail.truncated.push('collectors');
+  tail.logs = tail.logs.slice(-100);
+  tail.truncated.push('logs beyond the last 100');
+  calls = calls.slice(500);
+  serialize('tail');
+  if (fits()) return done();
+  head.request.query = {};
+  head.request.body = {};
+  head.request.attributes = {};
+  head.session = head.session ? { ...head.session, attributes: {} } : null;
+  tail.truncated.push('parameters');
+  serialize('both');
+  return done();
 }

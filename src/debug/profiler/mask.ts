@@ -22,9 +22,21 @@ const MORE_SECRET_NAMES = /passcode|pwd|apikey|access[-_]?key|authoriz|sessid|cs
 const PUBLIC_HEADERS = new Set(['x-debug-token', 'x-debug-token-link', 'x-previous-debug-token']);
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token', 'x-csrf-token', 'x-xsrf-token', 'x-amz-security-token']);
 
+/** Answers for short names already tested (bounded: names may come from clients). */
+const secretNameCache = new Map<string, boolean>();
+const MAX_CACHED_NAMES = 2048;
+const MAX_CACHED_NAME_LENGTH = 64;
+
 /** True for field, parameter and header names that hold credentials. */
 export function isSecretName(name: string): boolean {
-  return isSecretKey(name) || MORE_SECRET_NAMES.test(name);
+  if (name.length > MAX_CACHED_NAME_LENGTH) return isSecretKey(name) || MORE_SECRET_NAMES.test(name);
+  let secret = secretNameCache.get(name);
+  if (secret === undefined) {
+    secret = isSecretKey(name) || MORE_SECRET_NAMES.test(name);
+    if (secretNameCache.size >= MAX_CACHED_NAMES) secretNameCache.clear();
+    secretNameCache.set(name, secret);
+  }
+  return secret;
 }
 
 /** A token shown only by its first characters (enough to tell two apart, useless to replay). */
@@ -72,10 +84,11 @@ export function truncate(text: string, max: number): string {
  * depth, strings are scrubbed and cut, errors become `{class, message}`, cycles `[circular]`.
  */
 export function sanitize(value: unknown, bounds: Bounds = DEFAULT_BOUNDS): unknown {
-  return walk(value, bounds, 0, new Set());
+  return walk(value, bounds, 0, []);
 }
 
-function walk(value: unknown, bounds: Bounds, depth: number, seen: Set<object>): unknown {
+/** `seen` holds the objects being walked (the current path), to tell cycles from shared values. */
+function walk(value: unknown, bounds: Bounds, depth: number, seen: object[]): unknown {
   switch (typeof value) {
     case 'string':
       return truncate(scrubText(value), bounds.string);
@@ -99,21 +112,22 @@ function walk(value: unknown, bounds: Bounds, depth: number, seen: Set<object>):
     const className = (object as { className?: unknown }).className;
     return { class: typeof className === 'string' ? className : object.name || 'Error', message: truncate(scrubText(object.message), bounds.string) };
   }
-  if (seen.has(object)) return '[circular]';
+  if (seen.includes(object)) return '[circular]';
   if (depth >= bounds.depth) return Array.isArray(object) ? `[array(${object.length})]` : '[object]';
-  seen.add(object);
+  seen.push(object);
   try {
+    if (Array.isArray(object)) return walkItems(object, bounds, depth, seen);
+    const proto = Object.getPrototypeOf(object);
+    if (proto === Object.prototype || proto === null) {
+      // Plain objects (nearly everything): keys read one by one, no intermediate entry list.
+      return walkFields(Object.keys(object), object as Record<string, unknown>, null, bounds, depth, seen);
+    }
     if (object instanceof Uint8Array) return `[${object.byteLength} bytes]`;
     if (typeof Blob !== 'undefined' && object instanceof Blob) {
       const name = (object as { name?: unknown }).name;
       return { file: typeof name === 'string' ? truncate(name, 256) : null, size: object.size, type: object.type };
     }
-    if (Array.isArray(object) || object instanceof Set) {
-      const items = Array.isArray(object) ? object : [...object];
-      const out = items.slice(0, bounds.items).map((v) => walk(v, bounds, depth + 1, seen));
-      if (items.length > bounds.items) out.push(`… ${items.length - bounds.items} more items`);
-      return out;
-    }
+    if (object instanceof Set) return walkItems([...object], bounds, depth, seen);
     const out: Record<string, unknown> = {};
     const entries: [string, unknown][] = object instanceof Map ? [...object.entries()].map(([k, v]) => [String(k), v]) : safeEntries(object);
     let n = 0;
@@ -126,8 +140,49 @@ function walk(value: unknown, bounds: Bounds, depth: number, seen: Set<object>):
     }
     return out;
   } finally {
-    seen.delete(object);
+    seen.pop();
   }
+}
+
+/** The fields of a plain object (`source`), or of a key/value source read through `read`. */
+function walkFields(
+  keys: readonly string[],
+  source: Record<string, unknown> | null,
+  read: ((key: string) => unknown) | null,
+  bounds: Bounds,
+  depth: number,
+  seen: object[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const n = Math.min(keys.length, bounds.keys);
+  for (let i = 0; i < n; i++) {
+    const key = keys[i]!;
+    let v: unknown;
+    try {
+      v = source !== null ? source[key] : read!(key);
+    } catch {
+      v = '[unreadable]';
+    }
+    defineOwn(out, key, isSecretName(key) && v !== null && v !== undefined && v !== '' ? MASK : walk(v, bounds, depth + 1, seen));
+  }
+  if (keys.length > bounds.keys) defineOwn(out, '…', `${keys.length - bounds.keys} more keys`);
+  return out;
+}
+
+/**
+ * `sanitizeRecord` of an object with these keys whose values `read` gives (a parameter bag, without
+ * copying it into an object first).
+ */
+export function sanitizeFields(keys: readonly string[], read: (key: string) => unknown, bounds: Bounds = DEFAULT_BOUNDS): Record<string, unknown> {
+  return walkFields(keys, null, read, bounds, 0, []);
+}
+
+function walkItems(items: readonly unknown[], bounds: Bounds, depth: number, seen: object[]): unknown[] {
+  const n = Math.min(items.length, bounds.items);
+  const out: unknown[] = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = walk(items[i], bounds, depth + 1, seen);
+  if (items.length > bounds.items) out.push(`… ${items.length - bounds.items} more items`);
+  return out;
 }
 
 function safeEntries(object: object): [string, unknown][] {
@@ -188,27 +243,56 @@ export function maskHeader(name: string, value: string, maxLength = 4096): strin
     // Keep the scheme (`Bearer`, `Basic`): it is useful and not secret.
     return space > 0 && space < 20 && /^[A-Za-z-]+$/.test(value.slice(0, space)) ? `${value.slice(0, space)} ${MASK}` : MASK;
   }
-  return truncate(scrubText(value), maxLength);
+  if (value.length > MAX_REMEMBERED_VALUE || value.length > maxLength) return truncate(scrubText(value), maxLength);
+  if (rememberedHeaders.get(key) === value) return value;
+  const masked = scrubText(value);
+  // Only a value that masking left as it is is remembered: nothing secret is kept past the request.
+  if (masked === value) {
+    if (rememberedHeaders.size >= MAX_REMEMBERED_HEADERS) rememberedHeaders.clear();
+    rememberedHeaders.set(key, value);
+    return value;
+  }
+  return truncate(masked, maxLength);
 }
+
+/**
+ * Per header name, the last short value that masking left unchanged: most headers (content type,
+ * cache control, host, user agent) repeat from request to request. Bounded.
+ */
+const rememberedHeaders = new Map<string, string>();
+const MAX_REMEMBERED_HEADERS = 256;
+const MAX_REMEMBERED_VALUE = 512;
 
 /** Masked, bounded headers (lower-case names). */
 export function maskHeaders(headers: Iterable<[string, string]>, maxHeaders = 100, maxLength = 4096): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
   let n = 0;
-  for (const [name, value] of headers) {
-    const key = name.toLowerCase();
-    const masked = maskHeader(key, value, maxLength);
-    if (key in out) {
-      out[key] = key === 'set-cookie' ? `${out[key]}\n${masked}` : `${out[key]}, ${masked}`;
-      continue;
-    }
-    if (n++ >= maxHeaders) {
-      out['…'] = 'more headers not kept';
-      break;
-    }
-    out[key] = masked;
-  }
+  for (const [name, value] of headers) if ((n = addHeader(out, name, value, n, maxHeaders, maxLength)) < 0) break;
   return out;
+}
+
+/** The same for headers as an object (a request's `headers.all()`), without an entry list. */
+export function maskHeaderRecord(headers: Record<string, string>, maxHeaders = 100, maxLength = 4096): Record<string, string> {
+  const out: Record<string, string> = Object.create(null);
+  let n = 0;
+  for (const name in headers) if ((n = addHeader(out, name, headers[name]!, n, maxHeaders, maxLength)) < 0) break;
+  return out;
+}
+
+/** Adds one header to `out`, `n` distinct names being kept so far: the new count, or -1 once the bound is reached (and noted). */
+function addHeader(out: Record<string, string>, name: string, value: string, n: number, maxHeaders: number, maxLength: number): number {
+  const key = name.toLowerCase();
+  const masked = maskHeader(key, value, maxLength);
+  if (key in out) {
+    out[key] = key === 'set-cookie' ? `${out[key]}\n${masked}` : `${out[key]}, ${masked}`;
+    return n;
+  }
+  if (n >= maxHeaders) {
+    out['…'] = 'more headers not kept';
+    return -1;
+  }
+  out[key] = masked;
+  return n + 1;
 }
 
 /**

@@ -12,11 +12,20 @@ export function isToken(value: unknown): value is string {
   return typeof value === 'string' && TOKEN_PATTERN.test(value);
 }
 
+const HEX: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+/** Random bytes drawn in batches (one `getRandomValues` per 256 tokens), used three at a time. */
+const pool = new Uint8Array(3 * 256);
+let poolAt = pool.length;
+
 /** A fresh random token (uniqueness within the store is the Profiler's job). */
 export function randomToken(): string {
-  const bytes = new Uint8Array(3);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  if (poolAt + 3 > pool.length) {
+    crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
+  const at = poolAt;
+  poolAt += 3;
+  return HEX[pool[at]!]! + HEX[pool[at + 1]!]! + HEX[pool[at + 2]!]!;
 }
 
 /** What the index keeps per profile: enough to search and list without opening the profile. */
@@ -142,7 +151,7 @@ export interface Profile {
   truncated: string[];
 }
 
-export function summaryOf(profile: Profile, bytes: number): ProfileSummary {
+export function summaryOf(profile: Pick<Profile, 'token' | 'ip' | 'method' | 'url' | 'time' | 'status' | 'parent'>, bytes: number): ProfileSummary {
   return {
     token: profile.token,
     ip: profile.ip,

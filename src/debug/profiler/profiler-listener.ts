@@ -5,8 +5,51 @@ import type { ExceptionEvent, ResponseEvent, TerminateEvent } from '../../kernel
 import { toError } from '../../kernel/exceptions.ts';
 import { listener } from '../../kernel/hooks.ts';
 import { collectProfile, type Recording } from './collect.ts';
+import { isToken } from './profile.ts';
 
 const now: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
+
+type UrlGenerator = Pick<AppServices['router'], 'generate'>;
+
+/** Two tokens to generate a route's URL with: where they differ is where any token goes. */
+const PROBE_A = 'a0b1c2';
+const PROBE_B = 'f9e8d7';
+/** Per router: route name → the URL around its `token` parameter, or null when it is not that simple. */
+const tokenTemplates = new WeakMap<object, Map<string, readonly [string, string] | null>>();
+
+function tokenTemplate(router: UrlGenerator, name: string): readonly [string, string] | null {
+  let perRouter = tokenTemplates.get(router);
+  if (perRouter === undefined) tokenTemplates.set(router, (perRouter = new Map()));
+  let template = perRouter.get(name);
+  if (template === undefined) {
+    template = null;
+    try {
+      const a = router.generate(name, { token: PROBE_A });
+      const b = router.generate(name, { token: PROBE_B });
+      const at = a.indexOf(PROBE_A);
+      if (at >= 0 && a.indexOf(PROBE_A, at + 1) < 0 && b === a.slice(0, at) + PROBE_B + a.slice(at + PROBE_A.length)) {
+        template = [a.slice(0, at), a.slice(at + PROBE_A.length)];
+      }
+    } catch {
+      template = null;
+    }
+    perRouter.set(name, template);
+  }
+  return template;
+}
+
+/**
+ * `router.generate(name, { token }, { absoluteBase })` for a route whose only parameter is a profiler
+ * token, without running the generator on every request: the URL is generated once per router and
+ * route, and a token (six hex characters, the same in any URL part) put in its place.
+ */
+export function tokenUrl(router: UrlGenerator, name: string, token: string, absoluteBase = ''): string {
+  const template = isToken(token) ? tokenTemplate(router, name) : null;
+  if (template === null) return router.generate(name, { token }, { absoluteBase });
+  const path = template[0] + token + template[1];
+  if (absoluteBase === '') return path;
+  return (absoluteBase.charCodeAt(absoluteBase.length - 1) === 0x2f ? absoluteBase.replace(/\/+$/, '') : absoluteBase) + path;
+}
 
 /**
  * The absolute URL of a profile, built from the `_profiler` route and the request's scheme and host
@@ -20,7 +63,7 @@ export function profileLink(services: AppServices, request: KernelRequest, token
     base = '';
   }
   try {
-    return services.router.generate('_profiler', { token }, { absoluteBase: base });
+    return tokenUrl(services.router, '_profiler', token, base);
   } catch {
     return `${base}/_profiler/${token}`;
   }
@@ -70,17 +113,20 @@ export class ProfilerListener {
     return reserved.then(record, (error: unknown) => this.reportFailure(request, 'reserve a token', error));
   });
 
-  readonly onKernelTerminate = listener<'kernel.terminate'>('ProfilerListener::onKernelTerminate', 'profile storage', async (event: TerminateEvent) => {
+  readonly onKernelTerminate = listener<'kernel.terminate'>('ProfilerListener::onKernelTerminate', 'profile storage', (event: TerminateEvent) => {
     const profiler = this.services.profiler;
     const request = event.request;
     const recording = this.recordings.get(request);
     if (!profiler || !recording) return;
     this.recordings.delete(request);
+    const failed = (error: unknown) => this.reportFailure(request, `store profile ${recording.token}`, error);
     try {
-      const profile = await collectProfile(this.services, request, event.response, recording, this.errors.get(request) ?? null);
-      await profiler.store.write(profile);
+      // Collected synchronously unless the request body has to be read; one promise for the write.
+      const profile = collectProfile(this.services, request, event.response, recording, this.errors.get(request) ?? null);
+      if (profile instanceof Promise) return profile.then((p) => profiler.store.write(p)).then(undefined, failed);
+      return profiler.store.write(profile).then(undefined, failed);
     } catch (error) {
-      this.reportFailure(request, `store profile ${recording.token}`, error);
+      failed(error);
     }
   });
 

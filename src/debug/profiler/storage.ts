@@ -22,7 +22,10 @@
  * name another file.
  */
 import { parseByteSize } from '../../app/config.ts';
-import { isToken, randomToken, type Profile, type ProfileSummary, summaryOf } from './profile.ts';
+import { isToken, randomToken, type Profile, type ProfileSummary } from './profile.ts';
+import { toStored, type StoredProfile } from './stored.ts';
+
+export { utf8Length } from './stored.ts';
 
 export interface SearchCriteria {
   ip?: string;
@@ -42,8 +45,11 @@ export interface ProfileStore {
   readonly maxBytes: number;
   /** A token that no stored, pending or recently issued profile has; the profile is then pending. */
   reserveToken(): string | Promise<string>;
-  /** Stores a profile (its token was reserved); keeps the bound by evicting the oldest. */
-  write(profile: Profile): Promise<void>;
+  /**
+   * Stores a profile (its token was reserved); keeps the bound by evicting the oldest. A collected
+   * profile comes already serialized and sized (stored.ts); a plain object is serialized here.
+   */
+  write(profile: Profile | StoredProfile): Promise<void>;
   /** The profile, or null when unknown, evicted or still pending. */
   read(token: string): Promise<Profile | null>;
   /** True while a reserved token's profile is not written yet. */
@@ -129,21 +135,6 @@ export function createProfileStore(dsn: string): ProfileStore {
   return parsed.kind === 'memory' ? new MemoryProfileStore(parsed.max, parsed.maxBytes) : new FileProfileStore(parsed.dir, parsed.max, parsed.maxBytes);
 }
 
-/** UTF-8 length of a string without Buffer (not global in every runtime). */
-export function utf8Length(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) n += 1;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 2;
-      i++;
-    } else n += 2;
-  }
-  return n;
-}
-
 /** The last N issued tokens: a token is not handed out twice in a row of N requests, evicted or not. */
 class RecentTokens {
   private readonly ring: string[];
@@ -206,8 +197,8 @@ function search(summaries: ProfileSummary[], criteria: SearchCriteria): ProfileS
 
 export class MemoryProfileStore extends BaseStore implements ProfileStore {
   readonly kind = 'memory' as const;
-  /** Insertion order = age order (oldest first). */
-  private readonly entries = new Map<string, { json: string; summary: ProfileSummary }>();
+  /** Insertion order = age order (oldest first). Profiles are kept serialized (stored.ts), parsed on read. */
+  private readonly entries = new Map<string, StoredProfile>();
   private bytes = 0;
 
   constructor(
@@ -234,30 +225,29 @@ export class MemoryProfileStore extends BaseStore implements ProfileStore {
     throw new Error('No free profiler token found.');
   }
 
-  async write(profile: Profile): Promise<void> {
-    const json = JSON.stringify(profile);
-    const bytes = utf8Length(json);
-    const token = profile.token;
+  async write(profile: Profile | StoredProfile): Promise<void> {
+    const stored = toStored(profile);
+    const token = stored.token;
     const previous = this.entries.get(token);
     if (previous) {
       this.entries.delete(token);
-      this.bytes -= previous.summary.bytes ?? 0;
+      this.bytes -= previous.bytes;
     }
-    this.entries.set(token, { json, summary: summaryOf(profile, bytes) });
-    this.bytes += bytes;
+    this.entries.set(token, stored);
+    this.bytes += stored.bytes;
     this.reserved.delete(token);
-    for (const [oldest, entry] of this.entries) {
-      if (this.entries.size <= this.max && this.bytes <= this.maxBytes) break;
+    while (this.entries.size > this.max || this.bytes > this.maxBytes) {
+      const oldest = this.entries.keys().next().value as string;
       if (oldest === token) break; // the newest profile is always kept
+      this.bytes -= this.entries.get(oldest)!.bytes;
       this.entries.delete(oldest);
-      this.bytes -= entry.summary.bytes ?? 0;
     }
   }
 
   async read(token: string): Promise<Profile | null> {
     if (!isToken(token)) return null;
     const entry = this.entries.get(token);
-    return entry ? (JSON.parse(entry.json) as Profile) : null;
+    return entry ? (JSON.parse(entry.json()) as Profile) : null;
   }
 
   async isPending(token: string): Promise<boolean> {
@@ -413,21 +403,21 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     throw new Error('No free profiler token found.');
   }
 
-  async write(profile: Profile): Promise<void> {
+  async write(profile: Profile | StoredProfile): Promise<void> {
     const fs = await this.prepared();
-    const json = JSON.stringify(profile);
-    const bytes = utf8Length(json);
-    const target = this.profilePath(profile.token);
-    const tmp = `${this.dir}/.tmp-${profile.token}-${this.pid}-${randomToken()}`;
-    await fs.writeFile(tmp, json);
+    const stored = toStored(profile);
+    const token = stored.token;
+    const target = this.profilePath(token);
+    const tmp = `${this.dir}/.tmp-${token}-${this.pid}-${randomToken()}`;
+    await fs.writeFile(tmp, stored.json());
     await fs.rename(tmp, target);
-    const line = JSON.stringify(summaryOf(profile, bytes)) + '\n';
-    const run = this.queue.then(() => this.withLock(fs, () => this.addToIndex(fs, line, profile.token)));
+    const line = JSON.stringify(stored.summary) + '\n';
+    const run = this.queue.then(() => this.withLock(fs, () => this.addToIndex(fs, line, token)));
     this.queue = run.catch(() => {});
     try {
       await run;
     } finally {
-      this.reserved.delete(profile.token);
+      this.reserved.delete(token);
     }
   }
 

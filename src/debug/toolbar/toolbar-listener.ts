@@ -4,8 +4,8 @@ import type { HttpResponse } from '../../http/response.ts';
 import type { ResponseEvent } from '../../kernel/events.ts';
 import { listener } from '../../kernel/hooks.ts';
 import { isToken } from '../profiler/profile.ts';
-import { profileLink } from '../profiler/profiler-listener.ts';
-import { utf8Length } from '../profiler/storage.ts';
+import { profileLink, tokenUrl } from '../profiler/profiler-listener.ts';
+import { utf8Length } from '../profiler/stored.ts';
 import { addCspNonce, lastBodyClose, lastBodyCloseBytes, randomNonce, toolbarSnippet, type ToolbarUrls } from './toolbar.ts';
 
 /** Why the toolbar is not injected into a response, or null when it is (exported for tests and docs). */
@@ -44,7 +44,11 @@ export class WebDebugToolbarListener {
     this.inject(response, token);
   });
 
+  private cachedUrls: ToolbarUrls | null = null;
+
+  /** Built once: the toolbar's URLs of a token come from templates generated once per route. */
   private urls(): ToolbarUrls {
+    if (this.cachedUrls) return this.cachedUrls;
     const router = this.services.router;
     const gen = (name: string, params: Record<string, unknown>, fallback: string) => {
       try {
@@ -53,11 +57,20 @@ export class WebDebugToolbarListener {
         return fallback;
       }
     };
-    return {
-      profile: (token, params = {}) => gen('_profiler', { token, ...params }, `/_profiler/${token}`),
-      wdt: (token) => gen('_wdt', { token }, `/_wdt/${token}`),
-      search: () => gen('_profiler_search', {}, '/_profiler/search'),
+    const byToken = (name: string, token: string, fallback: string) => {
+      try {
+        return tokenUrl(router, name, token);
+      } catch {
+        return fallback;
+      }
     };
+    let search: string | null = null;
+    this.cachedUrls = {
+      profile: (token, params = {}) => (Object.keys(params).length === 0 ? byToken('_profiler', token, `/_profiler/${token}`) : gen('_profiler', { token, ...params }, `/_profiler/${token}`)),
+      wdt: (token) => byToken('_wdt', token, `/_wdt/${token}`),
+      search: () => (search ??= gen('_profiler_search', {}, '/_profiler/search')),
+    };
+    return this.cachedUrls;
   }
 
   private inject(response: HttpResponse, token: string): void {

@@ -41,19 +41,23 @@ const TOOLBAR_CSS = `
 `;
 
 /** The script that fetches `/_wdt/<token>` into the placeholder (retrying while the profile is being stored). */
-function loaderScript(token: string, wdtUrl: string): string {
-  const id = JSON.stringify(`irms-wdt-${token}`);
-  const url = JSON.stringify(wdtUrl);
-  return `(function(){var root=document.getElementById(${id});if(!root)return;var KEY='irms/wdt/hidden';
+const LOADER_SCRIPT = `(function(){var root=document.getElementById(\u0000ID\u0000);if(!root)return;var KEY='irms/wdt/hidden';
 function hidden(v){try{if(v===undefined)return localStorage.getItem(KEY)==='1';localStorage.setItem(KEY,v?'1':'0');}catch(e){}return false;}
 function apply(){root.classList.toggle('irms-wdt-hidden',hidden());}
 root.addEventListener('click',function(e){var t=e.target;while(t&&t!==root){if(t.getAttribute&&t.getAttribute('data-irms-wdt-toggle')!==null){e.preventDefault();hidden(!hidden());apply();return;}t=t.parentNode;}});
 function fail(status){var box=root.querySelector('.irms-wdt-loading');if(box)box.firstChild.nodeValue='An error occurred while loading the debug toolbar ('+status+'). ';}
-function load(attempt){var x=new XMLHttpRequest();x.open('GET',${url},true);x.setRequestHeader('X-Requested-With','XMLHttpRequest');
+function load(attempt){var x=new XMLHttpRequest();x.open('GET',\u0000URL\u0000,true);x.setRequestHeader('X-Requested-With','XMLHttpRequest');
 x.onload=function(){if(x.status===200&&x.responseText){root.innerHTML=x.responseText;root.setAttribute('data-irms-wdt-loaded','1');apply();}else if(x.status===404&&attempt<6){setTimeout(function(){load(attempt+1);},150*(attempt+1));}else{fail(x.status);}};
 x.onerror=function(){fail('network error');};x.send();}
 apply();load(0);})();`.replace(/\n/g, '');
+/** The loader around its two values (newlines stripped once: the JSON-quoted values never hold one). */
+const [LOADER_0, LOADER_1, LOADER_2] = LOADER_SCRIPT.split(/\u0000(?:ID|URL)\u0000/) as [string, string, string];
+
+function loaderScript(token: string, wdtUrl: string): string {
+  return LOADER_0 + JSON.stringify(`irms-wdt-${token}`) + LOADER_1 + JSON.stringify(wdtUrl) + LOADER_2;
 }
+
+const TOOLBAR_CSS_INLINE = TOOLBAR_CSS.replace(/\n/g, '');
 
 /**
  * What is injected before `</body>`: a placeholder that already links to the profile (so the profile
@@ -62,11 +66,11 @@ apply();load(0);})();`.replace(/\n/g, '');
 export function toolbarSnippet(token: string, urls: ToolbarUrls, nonce: string | null): string {
   const n = nonce ? ` nonce="${esc(nonce)}"` : '';
   const profile = urls.profile(token);
-  const css = TOOLBAR_CSS.replace(/\n/g, '');
   return (
     `<div id="irms-wdt-${esc(token)}" class="irms-wdt" role="region" aria-label="irms-web debug toolbar" data-token="${esc(token)}">` +
-    `<div class="irms-wdt-loading">Loading the debug toolbar… <a href="${esc(profile)}">Open profile ${esc(token)}</a></div></div>` +
-    `<style${n}>${css}</style>` +
+    // `&#8230;` (…) as a reference keeps the snippet ASCII: a Latin-1 page stays a one-byte string.
+    `<div class="irms-wdt-loading">Loading the debug toolbar&#8230; <a href="${esc(profile)}">Open profile ${esc(token)}</a></div></div>` +
+    `<style${n}>${TOOLBAR_CSS_INLINE}</style>` +
     `<script${n}>${loaderScript(token, urls.wdt(token))}</script>`
   );
 }
