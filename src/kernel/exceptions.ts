@@ -12,7 +12,8 @@ export class FrameworkError extends Error {
     // Capture the stack once, from the throw site: V8 would otherwise record one `new X` frame per
     // constructor of the class chain, and every 404 pays for the capture.
     const limit = Error.stackTraceLimit;
-    const capture = (Error as { captureStackTrace?: (target: object, ctor?: unknown) => void }).captureStackTrace;
+    // With the limit at 0 (a caller that will never read the stack), there is nothing to capture at all.
+    const capture = limit > 0 ? (Error as { captureStackTrace?: (target: object, ctor?: unknown) => void }).captureStackTrace : undefined;
     if (capture) Error.stackTraceLimit = 0;
     super(message, previous === undefined ? undefined : { cause: previous });
     if (capture) {
