@@ -405,7 +405,8 @@ function parseForwarded(header: string, param: string): string[] {
   return out;
 }
 
-function safeDecode(s: string): string {
+/** One query-string component decoded (`+` is a space); a malformed escape is kept as sent. */
+export function safeDecode(s: string): string {
   try {
     return decodeURIComponent(s.replace(/\+/g, ' '));
   } catch {

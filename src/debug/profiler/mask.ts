@@ -13,6 +13,7 @@
  */
 
 import { defineOwn, isSecretKey, MASK, maskToken as sharedMaskToken } from '../../security/mask.ts';
+import { safeDecode } from '../../http/request.ts';
 
 export { MASK };
 
@@ -56,14 +57,6 @@ export function scrubText(text: string): string {
   }
   if (/Bearer|Basic|Digest|Token/.test(out)) out = out.replace(CREDENTIAL_IN_TEXT, (_, scheme: string) => `${scheme} ${MASK}`);
   return out;
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s.replace(/\+/g, ' '));
-  } catch {
-    return s;
-  }
 }
 
 export interface Bounds {
