@@ -414,6 +414,18 @@ export function safeDecode(s: string): string {
   }
 }
 
+/** Adds one parameter the way PHP does: `name[]` collects an array, any other name is overwritten. */
+export function addParameter(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key.endsWith('[]')) {
+    const name = key.slice(0, -2);
+    const existing = out[name];
+    if (Array.isArray(existing)) existing.push(value);
+    else out[name] = [value];
+  } else {
+    out[key] = value;
+  }
+}
+
 /** Query string to parameters; `a[]=1&a[]=2` gives an array, like PHP; later keys win. */
 export function parseQuery(qs: string): Record<string, unknown> {
   const out: Record<string, unknown> = Object.create(null);
@@ -422,15 +434,7 @@ export function parseQuery(qs: string): Record<string, unknown> {
     if (!pair) continue;
     const eq = pair.indexOf('=');
     const key = safeDecode(eq < 0 ? pair : pair.slice(0, eq));
-    const value = eq < 0 ? '' : safeDecode(pair.slice(eq + 1));
-    if (key.endsWith('[]')) {
-      const k = key.slice(0, -2);
-      const existing = out[k];
-      if (Array.isArray(existing)) existing.push(value);
-      else out[k] = [value];
-    } else {
-      out[key] = value;
-    }
+    addParameter(out, key, eq < 0 ? '' : safeDecode(pair.slice(eq + 1)));
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import { parseQuery, type KernelRequest } from '../http/request.ts';
+import { addParameter, parseQuery, type KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
 import type { RequestEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
@@ -87,16 +87,7 @@ async function transformMultipart(event: RequestEvent, request: KernelRequest, h
     return badRequest(event);
   }
   const params: Record<string, unknown> = Object.create(null);
-  for (const [key, value] of form) {
-    if (key.endsWith('[]')) {
-      const name = key.slice(0, -2);
-      const existing = params[name];
-      if (Array.isArray(existing)) existing.push(value);
-      else params[name] = [value];
-    } else {
-      params[key] = value;
-    }
-  }
+  for (const [key, value] of form) addParameter(params, key, value);
   request.request.replace(params);
 }
 

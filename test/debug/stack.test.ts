@@ -5,7 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
+// @ts-expect-error -- a plain .mjs module without type declarations
+import { bundleOptions as sharedOptions } from '../../scripts/bundle-options.mjs';
+
+const bundleOptions = sharedOptions as BuildOptions;
 import { clearExcerptCache } from '../../src/debug/error-page/excerpt.ts';
 import { clearSourceMapCache, decodeMappings } from '../../src/debug/error-page/source-map.ts';
 import { clearFrameCache, errorFrames, frameExcerpt, isVendor, parseStack, resolveFrame, throwLocation } from '../../src/debug/stack.ts';
@@ -179,19 +183,7 @@ describe('the esbuild bundle (dist) outside tsx', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'irms-bundle-'));
-    await build({
-      entryPoints: { index: join(ROOT, 'src/index.ts') },
-      outdir: dir,
-      bundle: true,
-      format: 'esm',
-      platform: 'neutral',
-      mainFields: ['module', 'main'],
-      target: ['node20', 'deno2'],
-      sourcemap: 'linked',
-      sourcesContent: true,
-      external: ['node:*'],
-      logLevel: 'silent',
-    });
+    await build({ ...bundleOptions, entryPoints: { index: join(ROOT, 'src/index.ts') }, outdir: dir, logLevel: 'silent' });
     // The bundle imports `he` and `path-to-regexp`; they resolve from the project's node_modules.
     writeFileSync(join(dir, 'run.mjs'), script(join(dir, 'index.js')));
     routerLine = lineOf(readFileSync(join(ROOT, 'src/listeners/router-listener.ts'), 'utf8'), 'throw new NotFoundHttpException(');

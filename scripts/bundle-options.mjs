@@ -1,0 +1,15 @@
+// The esbuild settings of every irms-web bundle (dist/ and the tests that bundle on their own):
+// ESM for Node 20 and Deno 2, node:* left to the host, linked source maps with the sources inside,
+// so stack traces resolve to src/*.ts.
+export const bundleOptions = {
+  bundle: true,
+  splitting: false,
+  format: 'esm',
+  platform: 'neutral',
+  mainFields: ['module', 'main'],
+  target: ['node20', 'deno2'],
+  sourcemap: 'linked',
+  sourcesContent: true,
+  external: ['node:*'],
+  legalComments: 'none',
+};
