@@ -1,4 +1,4 @@
-import { HttpKernel } from '../kernel/kernel.ts';
+import { HttpKernel, type MaybePromise } from '../kernel/kernel.ts';
 import type { HookName } from '../kernel/events.ts';
 import { insertListener, type Listener, type Placement } from '../kernel/hooks.ts';
 import { IpMatcher } from '../http/ip.ts';
@@ -44,8 +44,11 @@ export interface App {
   readonly services: AppServices;
   /** Fetch entry for any Fetch host; bound, so it can be passed around. */
   fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
-  /** Adapter entry: computes the response without building Fetch objects. */
-  handle(source: RequestSource): Promise<HandledRequest>;
+  /**
+   * Adapter entry: computes the response without building Fetch objects. Synchronous (no promise)
+   * when every listener and the controller were; a host writes the response as soon as it has it.
+   */
+  handle(source: RequestSource): MaybePromise<HandledRequest>;
   /** Writes a record on the app's log stream outside any request (startup, shutdown). */
   log(level: 'info' | 'warning' | 'error', message: string): void;
 }
@@ -77,17 +80,20 @@ export function createApp(options: AppOptions = {}): App {
   const hasTerminateListeners = hooks['kernel.terminate'].length > 0;
   const noop = () => {};
 
-  async function handle(source: RequestSource): Promise<HandledRequest> {
+  const handled = (request: KernelRequest, response: HttpResponse): HandledRequest => ({
+    response,
+    terminate: hasTerminateListeners ? () => void kernel.terminate(request, response) : noop,
+  });
+
+  function handle(source: RequestSource): MaybePromise<HandledRequest> {
     const request = new KernelRequest(source, settings);
-    const response = await kernel.handle(request);
-    return {
-      response,
-      terminate: hasTerminateListeners ? () => void kernel.terminate(request, response) : noop,
-    };
+    const response = kernel.handle(request);
+    return response instanceof Promise ? response.then((r) => handled(request, r)) : handled(request, response);
   }
 
   async function fetch(request: Request, info?: ConnectionInfo): Promise<Response> {
-    const handled = await handle(fetchSource(request, info));
+    const result = handle(fetchSource(request, info));
+    const handled = result instanceof Promise ? await result : result;
     const response = handled.response.toFetch();
     // The host gets the response first; kernel.terminate (profile storage) runs on a later tick.
     if (hasTerminateListeners) setTimeout(handled.terminate, 0);

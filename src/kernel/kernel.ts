@@ -30,22 +30,34 @@ export class ControllerDoesNotReturnResponseException extends FrameworkError {
 
 const now: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
 
+/** A value now, or later when a listener or the controller was asynchronous. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** What a dispatch returns: nothing when every listener was synchronous, else the rest of the hook. */
+type Pending = Promise<void> | undefined;
+
 /**
  * Symfony's HttpKernel: request → controller → arguments → call → view → response → finish, and
  * exceptions → kernel.exception → response. Listener arrays are fixed per app; in debug mode every
  * listener call is traced (hook, listener, duration) and logged on the `event` channel.
+ *
+ * Each step runs synchronously while the listeners and the controller are synchronous and continues
+ * through a promise only from the first one that is not: a request served by synchronous code
+ * creates no promise at all (the Node adapter then writes the response in the same tick).
  */
 export class HttpKernel {
-  private readonly dispatch: <H extends HookName>(hook: H, event: EventOf[H], stopOnResponse?: boolean) => Promise<void>;
+  private readonly dispatch: <H extends HookName>(hook: H, event: EventOf[H], stopOnResponse?: boolean) => Pending;
 
   constructor(readonly hooks: HookTable, debug: boolean) {
     this.dispatch = debug ? this.dispatchTraced : this.dispatchPlain;
   }
 
   /** Always answers: errors become responses through kernel.exception, or a minimal 500 as a last resort. */
-  async handle(request: KernelRequest): Promise<HttpResponse> {
+  handle(request: KernelRequest): MaybePromise<HttpResponse> {
     try {
-      return await this.handleRaw(request);
+      const response = this.handleRaw(request);
+      if (response instanceof Promise) return response.catch((thrown: unknown) => this.handleThrowable(asKernelError(thrown), request));
+      return response;
     } catch (thrown) {
       return this.handleThrowable(asKernelError(thrown), request);
     }
@@ -60,48 +72,71 @@ export class HttpKernel {
     }
   }
 
-  private async handleRaw(request: KernelRequest): Promise<HttpResponse> {
-    const requestEvent = new RequestEvent(request);
-    await this.dispatch('kernel.request', requestEvent, true);
+  private handleRaw(request: KernelRequest): MaybePromise<HttpResponse> {
+    const event = new RequestEvent(request);
+    const pending = this.dispatch('kernel.request', event, true);
+    if (pending) return pending.then(() => this.afterRequest(request, event));
+    return this.afterRequest(request, event);
+  }
+
+  private afterRequest(request: KernelRequest, requestEvent: RequestEvent): MaybePromise<HttpResponse> {
     if (requestEvent.response) return this.filterResponse(requestEvent.response, request);
-
-    const controllerEvent = new ControllerEvent(request, resolveController(request));
-    await this.dispatch('kernel.controller', controllerEvent);
-
-    const argumentsEvent = new ControllerArgumentsEvent(request, controllerEvent.controller, [request]);
-    await this.dispatch('kernel.controller_arguments', argumentsEvent);
-
-    let result = argumentsEvent.controller(...(argumentsEvent.arguments_ as [KernelRequest]));
-    if (result instanceof Promise) result = await result;
-
-    let response = asResponse(result);
-    if (!response) {
-      const viewEvent = new ViewEvent(request, result);
-      await this.dispatch('kernel.view', viewEvent);
-      response = viewEvent.response ?? throwNoResponse(result);
-    }
-    return this.filterResponse(response, request);
+    const event = new ControllerEvent(request, resolveController(request));
+    const pending = this.dispatch('kernel.controller', event);
+    if (pending) return pending.then(() => this.resolveArguments(request, event));
+    return this.resolveArguments(request, event);
   }
 
-  private async filterResponse(response: HttpResponse, request: KernelRequest): Promise<HttpResponse> {
+  private resolveArguments(request: KernelRequest, controllerEvent: ControllerEvent): MaybePromise<HttpResponse> {
+    const event = new ControllerArgumentsEvent(request, controllerEvent.controller, [request]);
+    const pending = this.dispatch('kernel.controller_arguments', event);
+    if (pending) return pending.then(() => this.callController(request, event));
+    return this.callController(request, event);
+  }
+
+  private callController(request: KernelRequest, event: ControllerArgumentsEvent): MaybePromise<HttpResponse> {
+    const result = event.controller(...(event.arguments_ as [KernelRequest]));
+    if (result instanceof Promise) return result.then((value: unknown) => this.handleResult(request, value));
+    return this.handleResult(request, result);
+  }
+
+  /** A response goes on; anything else goes through kernel.view first. */
+  private handleResult(request: KernelRequest, result: unknown): MaybePromise<HttpResponse> {
+    const response = asResponse(result);
+    if (response) return this.filterResponse(response, request);
+    const event = new ViewEvent(request, result);
+    const pending = this.dispatch('kernel.view', event);
+    if (pending) return pending.then(() => this.filterResponse(event.response ?? throwNoResponse(result), request));
+    return this.filterResponse(event.response ?? throwNoResponse(result), request);
+  }
+
+  private filterResponse(response: HttpResponse, request: KernelRequest): MaybePromise<HttpResponse> {
     const event = new ResponseEvent(request, response);
-    await this.dispatch('kernel.response', event);
-    await this.dispatch('kernel.finish_request', new FinishRequestEvent(request));
-    return event.response;
+    const pending = this.dispatch('kernel.response', event);
+    if (pending) return pending.then(() => this.finishRequest(event.response, request));
+    return this.finishRequest(event.response, request);
   }
 
-  private async handleThrowable(error: Error, request: KernelRequest): Promise<HttpResponse> {
+  private finishRequest(response: HttpResponse, request: KernelRequest): MaybePromise<HttpResponse> {
+    const pending = this.dispatch('kernel.finish_request', new FinishRequestEvent(request));
+    return pending ? pending.then(() => response) : response;
+  }
+
+  private handleThrowable(error: Error, request: KernelRequest): MaybePromise<HttpResponse> {
     const event = new ExceptionEvent(request, error);
+    let pending: Pending;
     try {
-      await this.dispatch('kernel.exception', event, true);
+      pending = this.dispatch('kernel.exception', event, true);
     } catch (renderError) {
       return lastResortResponse(request, toError(renderError), error);
     }
+    if (pending) return pending.then(() => this.afterException(request, event), (renderError: unknown) => lastResortResponse(request, toError(renderError), error));
+    return this.afterException(request, event);
+  }
+
+  private afterException(request: KernelRequest, event: ExceptionEvent): MaybePromise<HttpResponse> {
     const response = event.response;
-    if (!response) {
-      await this.dispatch('kernel.finish_request', new FinishRequestEvent(request)).catch(() => {});
-      return lastResortResponse(request, event.throwable, null);
-    }
+    if (!response) return this.finishWithoutResponse(request, event.throwable);
     if (!event.allowCustomResponseCode && response.status < 400 && !response.isRedirect()) {
       const thrown = event.throwable;
       if (thrown instanceof HttpException) {
@@ -111,30 +146,40 @@ export class HttpKernel {
         response.status = 500;
       }
     }
+    // A response listener failing on the error response: the error response goes out as it is.
     try {
-      return await this.filterResponse(response, request);
+      const filtered = this.filterResponse(response, request);
+      return filtered instanceof Promise ? filtered.catch(() => response) : filtered;
     } catch {
       return response;
     }
   }
 
+  /** No listener rendered the error: kernel.finish_request still runs (its errors ignored), then the last resort. */
+  private finishWithoutResponse(request: KernelRequest, thrown: Error): MaybePromise<HttpResponse> {
+    const answer = () => lastResortResponse(request, thrown, null);
+    try {
+      const pending = this.dispatch('kernel.finish_request', new FinishRequestEvent(request));
+      if (pending) return pending.then(answer, answer);
+    } catch {
+      // ignored, as above
+    }
+    return answer();
+  }
+
   /**
-   * Production dispatch. Most listeners are synchronous: while they are, no promise is created; the
-   * first listener that returns one hands the rest of the hook to the async continuation.
+   * Production dispatch: listeners are called in order and may throw (the caller turns that into
+   * kernel.exception). The first listener that returns a promise hands the rest of the hook to the
+   * async continuation; until then nothing is allocated.
    */
-  private dispatchPlain<H extends HookName>(hook: H, event: EventOf[H], stopOnResponse = false): Promise<void> {
+  private dispatchPlain<H extends HookName>(hook: H, event: EventOf[H], stopOnResponse = false): Pending {
     const listeners = this.hooks[hook] as Listener<H>[];
     for (let i = 0; i < listeners.length; i++) {
-      let pending;
-      try {
-        pending = listeners[i].call(event);
-      } catch (error) {
-        return Promise.reject(error);
-      }
+      const pending = listeners[i].call(event);
       if (pending !== undefined) return continueDispatch(listeners, i, pending, event, stopOnResponse);
       if (stopOnResponse && (event as { response: unknown }).response) break;
     }
-    return SETTLED;
+    return undefined;
   }
 
   private async dispatchTraced<H extends HookName>(hook: H, event: EventOf[H], stopOnResponse = false): Promise<void> {
@@ -160,8 +205,6 @@ export class HttpKernel {
     }
   }
 }
-
-const SETTLED: Promise<void> = Promise.resolve();
 
 async function continueDispatch<H extends HookName>(listeners: Listener<H>[], index: number, pending: Promise<void>, event: EventOf[H], stopOnResponse: boolean): Promise<void> {
   await pending;

@@ -29,8 +29,11 @@ export interface NodeResponse {
 
 /** What the adapters need from an application (the `App` of `createApp()` fits). */
 export interface NodeApp {
-  /** Fast entry: the response for a `RequestSource`; `terminate` runs once the response is written. */
-  handle(source: RequestSource): Promise<{ response: NodeResponse; terminate(): void }>;
+  /**
+   * Fast entry: the response for a `RequestSource` (at once when the app computed it synchronously);
+   * `terminate` runs once the response is written.
+   */
+  handle(source: RequestSource): Handled | Promise<Handled>;
   /** Fetch entry, used by the `hono` adapter only. */
   fetch?(request: Request, info?: ConnectionInfo): Promise<Response>;
   /** Settings `serve()` falls back to when an option is not given. */
@@ -44,6 +47,12 @@ export interface NodeApp {
   };
   /** The application's log (errors the adapter catches go there; stderr without it). */
   log?(level: 'info' | 'warning' | 'error', message: string): void;
+}
+
+/** A computed response and the kernel.terminate to run after writing it. */
+export interface Handled {
+  response: NodeResponse;
+  terminate(): void;
 }
 
 export type NodeAdapter = 'native' | 'hono';
@@ -400,7 +409,7 @@ function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http.Server
   // A request body left unread: small ones are drained by Node (keep-alive kept); a cancelled or
   // large one closes the connection after the response, so no unread byte is parsed as a request.
   if (state.closing) res.shouldKeepAlive = false;
-  else if (!req.complete && (source.bodyState !== 0 || !(Number(req.headers['content-length']) <= DRAIN_LIMIT))) {
+  else if (!req.complete && (source.bodyState !== 0 || unreadBodyTooLarge(req))) {
     res.shouldKeepAlive = false;
   }
 
@@ -412,6 +421,18 @@ function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http.Server
     return;
   }
   pipeStream(app, res, stream).catch((err: unknown) => reportError(app, 'Writing a streamed response failed', err));
+}
+
+/**
+ * Whether the unread body of a request still arriving is too large (or of unknown length) to drain.
+ * A request without Content-Length and Transfer-Encoding has no body (it is written before Node has
+ * marked such a request complete, when the app answered synchronously).
+ */
+function unreadBodyTooLarge(req: http.IncomingMessage): boolean {
+  const h = req.headers;
+  if (h['transfer-encoding'] !== undefined) return true;
+  const length = h['content-length'];
+  return length !== undefined && !(Number(length) <= DRAIN_LIMIT);
 }
 
 async function pipeStream(app: NodeApp, res: http.ServerResponse, stream: ReadableStream<Uint8Array>): Promise<void> {
@@ -486,30 +507,35 @@ export function createNodeListener(app: NodeApp, state: ServerState = { closing:
     this[kTerminate] = undefined;
     if (terminate) runTerminate(app, terminate);
   };
+  const respond = (req: http.IncomingMessage, res: http.ServerResponse, source: IncomingSource, handled: Handled) => {
+    try {
+      (res as TerminableResponse)[kTerminate] = handled.terminate;
+      res.on('close', onResponseClose);
+      writeResponse(app, req, res, source, handled.response, state);
+    } catch (err) {
+      const body = handled?.response?.body;
+      if (isStream(body) && !body.locked) cancelQuietly(body);
+      fail(res, err);
+    }
+  };
   return function onRequest(req, res) {
     let source: IncomingSource;
-    let pending: ReturnType<NodeApp['handle']>;
+    let result: Handled | Promise<Handled>;
     try {
       source = new IncomingSource(req);
-      pending = app.handle(source);
+      result = app.handle(source);
     } catch (err) {
       fail(res, err);
       return;
     }
-    pending.then(
-      (handled) => {
-        try {
-          (res as TerminableResponse)[kTerminate] = handled.terminate;
-          res.on('close', onResponseClose);
-          writeResponse(app, req, res, source, handled.response, state);
-        } catch (err) {
-          const body = handled?.response?.body;
-          if (isStream(body) && !body.locked) cancelQuietly(body);
-          fail(res, err);
-        }
-      },
-      (err: unknown) => fail(res, err),
-    );
+    if (result instanceof Promise) {
+      result.then(
+        (handled) => respond(req, res, source, handled),
+        (err: unknown) => fail(res, err),
+      );
+    } else {
+      respond(req, res, source, result);
+    }
   };
 }
 
