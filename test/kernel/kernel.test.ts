@@ -122,6 +122,78 @@ test('when no exception listener answers, a minimal response with the HTTP statu
   assert.ok(!String(response.body).includes('nope'), 'the message is not revealed by the last-resort response');
 });
 
+// Synchronous where possible: a host that gets the response without a promise writes it in the same tick.
+const tick = () => new Promise<void>((r) => setTimeout(r, 1));
+
+test('synchronous listeners and controller: handle() answers without a promise', () => {
+  const t = withController(emptyHookTable(), () => HttpResponse.text('now'));
+  t['kernel.response'].push(listener('A::resp', 'r', (e) => e.response.headers.set('x-seen', '1')));
+  const response = new HttpKernel(t, false).handle(makeRequest(false));
+  assert.ok(response instanceof HttpResponse, 'not a promise');
+  assert.equal(response.body, 'now');
+  assert.equal(response.headers.get('x-seen'), '1');
+});
+
+test('asynchronous listeners in every hook and an async controller keep the order and the stop rule', async () => {
+  const calls: string[] = [];
+  const t = emptyHookTable();
+  t['kernel.request'].push(listener('A::req1', 'r', async () => { await tick(); calls.push('request 1'); }));
+  t['kernel.request'].push(listener('A::req2', 'r', (e) => {
+    calls.push('request 2');
+    e.request.attributes.set('_controller', async () => { await tick(); calls.push('controller call'); return { v: 1 }; });
+  }));
+  t['kernel.controller'].push(listener('A::ctl', 'c', async () => { await tick(); calls.push('controller'); }));
+  t['kernel.controller_arguments'].push(listener('A::args', 'a', async () => { await tick(); calls.push('arguments'); }));
+  t['kernel.view'].push(listener('A::view', 'v', async (e) => { await tick(); calls.push('view'); e.setResponse(HttpResponse.json(e.controllerResult)); }));
+  t['kernel.response'].push(listener('A::resp1', 'r', async () => { await tick(); calls.push('response 1'); }));
+  t['kernel.response'].push(listener('A::resp2', 'r', () => void calls.push('response 2')));
+  t['kernel.finish_request'].push(listener('A::fin', 'f', async () => { await tick(); calls.push('finish'); }));
+  const pending = new HttpKernel(t, false).handle(makeRequest(false));
+  assert.ok(pending instanceof Promise);
+  const response = await pending;
+  assert.equal(response.body, '{"v":1}');
+  assert.deepEqual(calls, ['request 1', 'request 2', 'controller', 'arguments', 'controller call', 'view', 'response 1', 'response 2', 'finish']);
+
+  const early = emptyHookTable();
+  early['kernel.request'].push(listener('A::early', 'r', async (e) => { await tick(); e.setResponse(HttpResponse.text('early')); }));
+  early['kernel.request'].push(listener('A::late', 'r', () => { throw new Error('must not run'); }));
+  assert.equal((await new HttpKernel(early, false).handle(makeRequest(false))).body, 'early');
+});
+
+test('a rejection in an async listener goes through kernel.exception, also when that hook is async', async () => {
+  const t = withController(emptyHookTable(), () => HttpResponse.text('unreached'));
+  t['kernel.controller'].push(listener('A::ctl', 'c', async () => { await tick(); throw new MethodNotAllowedHttpException(['GET'], 'nope'); }));
+  t['kernel.exception'].push(listener('A::render', 'e', async (e) => { await tick(); e.setResponse(HttpResponse.text(`caught ${(e.throwable as Error).message}`)); }));
+  const response = await new HttpKernel(t, false).handle(makeRequest(false));
+  assert.equal(response.status, 405);
+  assert.equal(response.body, 'caught nope');
+});
+
+test('a response listener failing on the error response: the error response goes out as it is', async () => {
+  for (const failing of [() => { throw new Error('sync'); }, async () => { await tick(); throw new Error('async'); }]) {
+    const t = errorToResponse(withController(emptyHookTable(), () => { throw new BadRequestHttpException('bad'); }));
+    t['kernel.response'].push(listener('Broken::resp', 'r', (e) => (e.response.status >= 400 ? failing() : undefined)));
+    const response = await new HttpKernel(t, false).handle(makeRequest(false));
+    assert.equal(response.status, 400);
+    assert.equal(response.body, 'BadRequestHttpException|bad|');
+  }
+});
+
+test('no exception listener answers and finish_request fails: still a minimal response, sync or async', async () => {
+  for (const failing of [() => { throw new Error('sync'); }, async () => { await tick(); throw new Error('async'); }]) {
+    const t = withController(emptyHookTable(), () => { throw new BadRequestHttpException('nope'); });
+    t['kernel.finish_request'].push(listener('Broken::fin', 'f', failing));
+    const response = await new HttpKernel(t, false).handle(makeRequest(false));
+    assert.equal(response.status, 400);
+    assert.equal(response.body, 'Error\n');
+  }
+  const t = withController(emptyHookTable(), () => { throw new Error('first'); });
+  t['kernel.exception'].push(listener('Broken::render', 'r', async () => { await tick(); throw new Error('renderer broke'); }));
+  const response = await new HttpKernel(t, false).handle(makeRequest(false));
+  assert.equal(response.status, 500);
+  assert.equal(response.body, 'Internal Server Error\n');
+});
+
 test('debug mode traces every listener call and logs it on the event channel', async () => {
   const lines: string[] = [];
   const request = makeRequest(true, lines);
