@@ -122,12 +122,12 @@ async function makeSubject(name) {
       const mk = sourceFactory(ROUTES[rn]);
       ops[rn] = async () => {
         const h = await app.handle(mk());
-        h.terminate();
+        h.terminate?.();
         return h.response;
       };
       check[rn] = async () => {
         const h = await app.handle(mk());
-        h.terminate();
+        h.terminate?.();
         const b = h.response.body;
         return { status: h.response.status, text: typeof b === 'string' ? b : b instanceof Uint8Array ? new TextDecoder().decode(b) : undefined };
       };

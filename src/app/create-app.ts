@@ -33,8 +33,11 @@ export interface AppOptions extends Partial<AppConfig>, PipelineOptions {
 
 export interface HandledRequest {
   response: HttpResponse;
-  /** Runs kernel.terminate; call it once the response has been handed to the client. */
-  terminate(): void;
+  /**
+   * Runs kernel.terminate; call it once the response has been handed to the client. Null when the
+   * app has no kernel.terminate listener (production by default): there is nothing to wait for.
+   */
+  terminate: (() => void) | null;
 }
 
 export interface App {
@@ -78,11 +81,10 @@ export function createApp(options: AppOptions = {}): App {
     debug: config.debug,
   };
   const hasTerminateListeners = hooks['kernel.terminate'].length > 0;
-  const noop = () => {};
 
   const handled = (request: KernelRequest, response: HttpResponse): HandledRequest => ({
     response,
-    terminate: hasTerminateListeners ? () => void kernel.terminate(request, response) : noop,
+    terminate: hasTerminateListeners ? () => void kernel.terminate(request, response) : null,
   });
 
   function handle(source: RequestSource): MaybePromise<HandledRequest> {
@@ -96,7 +98,7 @@ export function createApp(options: AppOptions = {}): App {
     const handled = result instanceof Promise ? await result : result;
     const response = handled.response.toFetch();
     // The host gets the response first; kernel.terminate (profile storage) runs on a later tick.
-    if (hasTerminateListeners) setTimeout(handled.terminate, 0);
+    if (handled.terminate) setTimeout(handled.terminate, 0);
     return response;
   }
 

@@ -49,10 +49,10 @@ export interface NodeApp {
   log?(level: 'info' | 'warning' | 'error', message: string): void;
 }
 
-/** A computed response and the kernel.terminate to run after writing it. */
+/** A computed response and the kernel.terminate to run after writing it (null: none to run). */
 export interface Handled {
   response: NodeResponse;
-  terminate(): void;
+  terminate: (() => void) | null;
 }
 
 export type NodeAdapter = 'native' | 'hono';
@@ -509,8 +509,10 @@ export function createNodeListener(app: NodeApp, state: ServerState = { closing:
   };
   const respond = (req: http.IncomingMessage, res: http.ServerResponse, source: IncomingSource, handled: Handled) => {
     try {
-      (res as TerminableResponse)[kTerminate] = handled.terminate;
-      res.on('close', onResponseClose);
+      if (handled.terminate) {
+        (res as TerminableResponse)[kTerminate] = handled.terminate;
+        res.on('close', onResponseClose);
+      }
       writeResponse(app, req, res, source, handled.response, state);
     } catch (err) {
       const body = handled?.response?.body;

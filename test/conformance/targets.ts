@@ -47,7 +47,7 @@ export function inProcessTarget(options: AppOptions = {}): Target {
       if (req.method.toUpperCase() === 'HEAD' || response.isEmptyStatus()) body = '';
       const out: Record<string, string> = {};
       for (const [k, v] of response.headers.entries()) out[k] = k in out ? `${out[k]}\n${v}` : v;
-      terminate();
+      terminate?.();
       return { status: response.status, headers: out, body };
     },
     async close() {},

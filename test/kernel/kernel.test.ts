@@ -234,3 +234,30 @@ test('listeners can be inserted before, after, at an index or by priority', () =
   assert.deepEqual(list.map((l) => l.id), ['first', 'A', 'p50', 'before-B', 'B', 'p32', 'C', 'after-C']);
   assert.throws(() => insertListener(list, mk('x'), { before: 'missing' }), /No listener "missing"/);
 });
+
+test('with Error.stackTraceLimit at 0, framework errors are built without a stack but keep their shape', () => {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  let error: MethodNotAllowedHttpException;
+  let inner: BadRequestHttpException;
+  try {
+    inner = new BadRequestHttpException('inner');
+    error = new MethodNotAllowedHttpException(['GET', 'head'], 'No route', inner);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  assert.ok(error instanceof MethodNotAllowedHttpException && error instanceof Error);
+  assert.equal(error.message, 'No route');
+  assert.equal(error.statusCode, 405);
+  assert.equal(error.headers.Allow ?? error.headers.allow, 'GET, HEAD');
+  assert.equal(error.previous, inner);
+  assert.equal(error.cause, inner);
+  assert.equal(error.className, 'MethodNotAllowedHttpException');
+  assert.equal(error.stack, 'Error: No route');
+  assert.equal(String(error), 'Error: No route');
+  assert.equal(inner.previous, undefined);
+  assert.ok(!('cause' in inner));
+  // With a limit, the usual native error with a stack from the construction site.
+  const withStack = new BadRequestHttpException('x');
+  assert.match(withStack.stack ?? '', /kernel\.test\.ts/);
+});

@@ -117,7 +117,7 @@ describe('profiler recording', () => {
     const token = handled.response.headers.get('x-debug-token')!;
     await tick(20);
     assert.equal(await app.services.profiler!.store.read(token), null);
-    handled.terminate();
+    handled.terminate?.();
     await tick(10);
     assert.ok(await app.services.profiler!.store.read(token));
   });
@@ -127,7 +127,7 @@ describe('profiler recording', () => {
     const handled = await app.handle(fetchSource(new Request(`${ORIGIN}/html`)));
     const token = handled.response.headers.get('x-debug-token')!;
     const page = get(app, `/_wdt/${token}`);
-    setTimeout(() => handled.terminate(), 30);
+    setTimeout(() => handled.terminate?.(), 30);
     const r = await page;
     assert.equal(r.status, 200);
     assert.ok((await r.text()).includes(token));
