@@ -80,6 +80,7 @@ export class HttpKernel {
   }
 
   private afterRequest(request: KernelRequest, requestEvent: RequestEvent): MaybePromise<HttpResponse> {
+    if (requestEvent.failure) return this.handleThrowable(asKernelError(requestEvent.failure), request);
     if (requestEvent.response) return this.filterResponse(requestEvent.response, request);
     const event = new ControllerEvent(request, resolveController(request));
     const pending = this.dispatch('kernel.controller', event);
@@ -177,7 +178,7 @@ export class HttpKernel {
     for (let i = 0; i < listeners.length; i++) {
       const pending = listeners[i].call(event);
       if (pending !== undefined) return continueDispatch(listeners, i, pending, event, stopOnResponse);
-      if (stopOnResponse && (event as { response: unknown }).response) break;
+      if (stopOnResponse && stops(event)) break;
     }
     return undefined;
   }
@@ -196,6 +197,7 @@ export class HttpKernel {
         trace?.push({ hook, listener: listener.id, role: listener.role, startMs: start - request.startTime, durationMs: now() - start });
         request.logger.debug('event', 'Notified event "{event}" to listener "{listener}".', { event: hook, listener: listener.id });
       }
+      if (stopOnResponse && (event as { failure?: unknown }).failure) return;
       if (stopOnResponse && (event as { response: unknown }).response) {
         if (i < listeners.length - 1) {
           request.logger.debug('event', 'Listener "{listener}" stopped propagation of the event "{event}".', { event: hook, listener: listener.id });
@@ -206,13 +208,18 @@ export class HttpKernel {
   }
 }
 
+/** Whether a listener ended a stoppable hook: it answered, or (kernel.request) failed the request. */
+function stops(event: object): boolean {
+  return !!((event as { response: unknown }).response || (event as { failure?: unknown }).failure);
+}
+
 async function continueDispatch<H extends HookName>(listeners: Listener<H>[], index: number, pending: Promise<void>, event: EventOf[H], stopOnResponse: boolean): Promise<void> {
   await pending;
-  if (stopOnResponse && (event as { response: unknown }).response) return;
+  if (stopOnResponse && stops(event)) return;
   for (let i = index + 1; i < listeners.length; i++) {
     const next = listeners[i].call(event);
     if (next !== undefined) await next;
-    if (stopOnResponse && (event as { response: unknown }).response) return;
+    if (stopOnResponse && stops(event)) return;
   }
 }
 

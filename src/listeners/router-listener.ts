@@ -8,10 +8,10 @@ import {
   NoConfigurationException,
   NotFoundHttpException,
   RequestError,
-  ResourceNotFoundException,
+  type HttpException,
 } from '../kernel/exceptions.ts';
 import { listener } from '../kernel/hooks.ts';
-import type { Router } from '../routing/router.ts';
+import { routingException, type Router, type RoutingFailure } from '../routing/router.ts';
 
 /** Name shown for a controller in logs and the profiler. */
 export function controllerName(controller: unknown): string {
@@ -39,24 +39,10 @@ export class RouterListener {
     const method = routingContextMethod(request);
     if (request.attributes.has('_controller')) return;
 
-    let match;
-    const stackLimit = Error.stackTraceLimit;
-    if (!this.captureStacks) Error.stackTraceLimit = 0;
-    try {
-      match = this.router.match(request.pathInfo, method);
-    } catch (error) {
-      const uri = request.getUriForPath(request.pathInfo);
-      if (error instanceof MethodNotAllowedException) {
-        const allow = error.allowedMethods.join(', ');
-        throw new MethodNotAllowedHttpException(error.allowedMethods, `No route found for "${method} ${uri}": Method Not Allowed (Allow: ${allow})`, error);
-      }
-      if (error instanceof ResourceNotFoundException) {
-        const referer = request.headers.get('referer');
-        throw new NotFoundHttpException(`No route found for "${method} ${uri}"${referer ? ` (from "${referer}")` : ''}`, error);
-      }
-      throw error;
-    } finally {
-      Error.stackTraceLimit = stackLimit;
+    const match = this.router.lookup(request.pathInfo, method);
+    if ('failure' in match) {
+      event.fail(this.routingFailure(request, method, match));
+      return;
     }
 
     const { route, params } = match;
@@ -82,6 +68,24 @@ export class RouterListener {
       });
     }
   });
+
+  /** The HTTP exception for a failed match, its routing exception as `previous` (Symfony's messages). */
+  private routingFailure(request: KernelRequest, method: string, failure: RoutingFailure): HttpException {
+    const stackLimit = Error.stackTraceLimit;
+    if (!this.captureStacks) Error.stackTraceLimit = 0;
+    try {
+      const previous = routingException(failure);
+      const uri = request.getUriForPath(request.pathInfo);
+      if (previous instanceof MethodNotAllowedException) {
+        const allow = previous.allowedMethods.join(', ');
+        return new MethodNotAllowedHttpException(previous.allowedMethods, `No route found for "${method} ${uri}": Method Not Allowed (Allow: ${allow})`, previous);
+      }
+      const referer = request.headers.get('referer');
+      return new NotFoundHttpException(`No route found for "${method} ${uri}"${referer ? ` (from "${referer}")` : ''}`, previous);
+    } finally {
+      Error.stackTraceLimit = stackLimit;
+    }
+  }
 
   /** Debug only: `/` with nothing configured shows the welcome page (status 404) instead of the error page. */
   readonly onKernelException = listener<'kernel.exception'>('RouterListener::onKernelException', 'welcome page', (event: ExceptionEvent) => {

@@ -35,6 +35,19 @@ import { hardenGeneratedPath, isUnsafeRedirectPath } from './safe-path.ts';
 
 export type { CompiledRoute, RouteDefinition, RouteOptions } from './route.ts';
 
+/** Why a path did not match: the routing exception `match()` throws for it. */
+export type RoutingFailure =
+  | { failure: 'method-not-allowed'; allowedMethods: string[] }
+  | { failure: 'no-configuration'; path: string }
+  | { failure: 'not-found'; path: string };
+
+/** Symfony's routing exception for a failure (the message names the last path tried). */
+export function routingException(failure: RoutingFailure): MethodNotAllowedException | ResourceNotFoundException {
+  if (failure.failure === 'method-not-allowed') return new MethodNotAllowedException(failure.allowedMethods);
+  if (failure.failure === 'no-configuration') return new NoConfigurationException();
+  return new ResourceNotFoundException(`No routes found for "${failure.path}".`);
+}
+
 export interface RouteMatch {
   route: CompiledRoute;
   /** defaults merged with decoded path parameters (path parameters win) */
@@ -149,6 +162,16 @@ export class Router {
    * (`/` with nothing configured there).
    */
   match(pathInfo: string, method: string): RouteMatch {
+    const result = this.lookup(pathInfo, method);
+    if ('route' in result) return result;
+    throw routingException(result);
+  }
+
+  /**
+   * `match()` without the throw: the match or why there is none. The router listener builds the
+   * exceptions itself — a throw from inside the router would be one more exception per 404.
+   */
+  lookup(pathInfo: string, method: string): RouteMatch | RoutingFailure {
     const path = pathInfo === '' ? '/' : pathInfo;
     const redirectable = method === 'GET' || method === 'HEAD';
     const first = this.attempt(path, method, redirectable);
@@ -156,18 +179,18 @@ export class Router {
     if (first !== STOP_FOR_REDIRECT && this.allowed.length > 0) {
       const allowed = this.allowed;
       this.allowed = [];
-      throw new MethodNotAllowedException(allowed);
+      return { failure: 'method-not-allowed', allowedMethods: allowed };
     }
-    if (path === '/' && first !== STOP_FOR_REDIRECT) throw new NoConfigurationException();
-    if (!redirectable) throw new ResourceNotFoundException(`No routes found for "${path}".`);
+    if (path === '/' && first !== STOP_FOR_REDIRECT) return { failure: 'no-configuration', path };
+    if (!redirectable) return { failure: 'not-found', path };
     const toggled = togglePath(path);
-    if (toggled === null) throw new ResourceNotFoundException(`No routes found for "${path}".`);
+    if (toggled === null) return { failure: 'not-found', path };
     const retry = this.attempt(toggled, method, true);
     if (typeof retry === 'object' && !isUnsafeRedirectPath(toggled)) {
       retry.redirectPath = toggled;
       return retry;
     }
-    throw new ResourceNotFoundException(`No routes found for "${toggled}".`);
+    return { failure: 'not-found', path: toggled };
   }
 
   /**

@@ -261,3 +261,31 @@ test('with Error.stackTraceLimit at 0, framework errors are built without a stac
   const withStack = new BadRequestHttpException('x');
   assert.match(withStack.stack ?? '', /kernel\.test\.ts/);
 });
+
+test('RequestEvent.fail ends the request like a throw: remaining request listeners skipped, kernel.exception renders it', async () => {
+  for (const debug of [false, true]) {
+    const calls: string[] = [];
+    const t = errorToResponse(emptyHookTable());
+    t['kernel.request'].push(listener('A::fail', 'r', (e) => e.fail(new MethodNotAllowedHttpException(['GET'], 'nope'))));
+    t['kernel.request'].push(listener('A::late', 'r', () => void calls.push('late')));
+    t['kernel.controller'].push(listener('A::ctl', 'c', () => void calls.push('controller')));
+    t['kernel.response'].push(listener('A::resp', 'r', () => void calls.push('response')));
+    const lines: string[] = [];
+    const request = makeRequest(debug, lines);
+    const response = await new HttpKernel(t, debug).handle(request);
+    assert.equal(response.status, 405);
+    assert.equal(response.headers.get('allow'), 'GET');
+    assert.equal(response.body, 'MethodNotAllowedHttpException|nope|');
+    assert.deepEqual(calls, ['response']);
+    if (debug) {
+      assert.deepEqual(request.trace!.map((c) => c.listener), ['A::fail', 'Test::render', 'A::resp']);
+      assert.ok(!lines.some((l) => l.includes('stopped propagation')), 'a failure is not a stopped propagation');
+    }
+  }
+  const t = errorToResponse(emptyHookTable());
+  t['kernel.request'].push(listener('A::slow', 'r', async (e) => { await tick(); e.fail(new SuspiciousOperationException('late failure')); }));
+  t['kernel.request'].push(listener('A::late', 'r', () => { throw new Error('must not run'); }));
+  const response = await new HttpKernel(t, false).handle(makeRequest(false));
+  assert.equal(response.status, 400, 'a request error handed over asynchronously is a 400 too');
+  assert.equal(response.body, 'BadRequestHttpException|late failure|SuspiciousOperationException');
+});
