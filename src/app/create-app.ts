@@ -45,8 +45,12 @@ export interface App {
   readonly router: Router;
   readonly kernel: HttpKernel;
   readonly services: AppServices;
-  /** Fetch entry for any Fetch host; bound, so it can be passed around. */
-  fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
+  /**
+   * Fetch entry for any Fetch host; bound, so it can be passed around. Like Hono's, it returns the
+   * Response itself when the request was handled synchronously (Deno.serve then answers without a
+   * promise), else a promise of it: `await` it, or hand it to the host.
+   */
+  fetch(request: Request, info?: ConnectionInfo): MaybePromise<Response>;
   /**
    * Adapter entry: computes the response without building Fetch objects. Synchronous (no promise)
    * when every listener and the controller were; a host writes the response as soon as it has it.
@@ -93,9 +97,12 @@ export function createApp(options: AppOptions = {}): App {
     return response instanceof Promise ? response.then((r) => handled(request, r)) : handled(request, response);
   }
 
-  async function fetch(request: Request, info?: ConnectionInfo): Promise<Response> {
+  function fetch(request: Request, info?: ConnectionInfo): MaybePromise<Response> {
     const result = handle(fetchSource(request, info));
-    const handled = result instanceof Promise ? await result : result;
+    return result instanceof Promise ? result.then(fetchResponse) : fetchResponse(result);
+  }
+
+  function fetchResponse(handled: HandledRequest): Response {
     const response = handled.response.toFetch();
     // The host gets the response first; kernel.terminate (profile storage) runs on a later tick.
     if (handled.terminate) setTimeout(handled.terminate, 0);

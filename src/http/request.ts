@@ -11,7 +11,7 @@ import type { LogRecord } from '../log/record.ts';
 import type { IpMatcher } from './ip.ts';
 import { HeaderBag, ParameterBag } from './parameter-bag.ts';
 import type { Session } from './session.ts';
-import type { RequestSource } from './source.ts';
+import { readStreamBounded, type RequestSource } from './source.ts';
 
 /** Per-app settings the request model needs; built once by the app (see app/config.ts). */
 export interface RequestSettings {
@@ -461,32 +461,7 @@ async function readBounded(source: RequestSource, limit: number): Promise<Uint8A
   if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > limit) {
     throw new PayloadTooLargeHttpException(`Request body of ${declared} bytes exceeds the limit of ${limit} bytes.`);
   }
-  if (source.readBody) {
-    const body = await source.readBody(limit);
-    if (body === null) throw new PayloadTooLargeHttpException(`Request body exceeds the limit of ${limit} bytes.`);
-    return body;
-  }
-  const stream = source.body();
-  if (!stream) return new Uint8Array(0);
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      reader.cancel().catch(() => {});
-      throw new PayloadTooLargeHttpException(`Request body exceeds the limit of ${limit} bytes.`);
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.byteLength;
-  }
-  return out;
+  const body = source.readBody ? await source.readBody(limit) : await readStreamBounded(source.body(), limit);
+  if (body === null) throw new PayloadTooLargeHttpException(`Request body exceeds the limit of ${limit} bytes.`);
+  return body;
 }

@@ -57,6 +57,7 @@ export function splitUrl(url: string): { scheme: 'http' | 'https'; authority: st
 
 export function fetchSource(request: Request, info?: ConnectionInfo): RequestSource {
   const { scheme, authority, target } = splitUrl(request.url);
+  const headers = request.headers;
   return {
     method: request.method,
     target: info?.rawTarget ?? target,
@@ -64,8 +65,34 @@ export function fetchSource(request: Request, info?: ConnectionInfo): RequestSou
     fallbackHost: authority,
     remoteAddress: info?.remoteAddress ?? '',
     protocol: info?.protocol ?? 'HTTP/1.1',
-    header: (name) => request.headers.get(name),
-    headers: () => request.headers,
+    header: (name) => headers.get(name),
+    headers: () => headers,
     body: () => request.body,
   };
+}
+
+/** A body stream read whole, or null (reading stopped, the stream cancelled) once it passes `limit` bytes. */
+export async function readStreamBounded(stream: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | null> {
+  if (!stream) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
 }

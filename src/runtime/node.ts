@@ -35,7 +35,7 @@ export interface NodeApp {
    */
   handle(source: RequestSource): Handled | Promise<Handled>;
   /** Fetch entry, used by the `hono` adapter only. */
-  fetch?(request: Request, info?: ConnectionInfo): Promise<Response>;
+  fetch?(request: Request, info?: ConnectionInfo): Response | Promise<Response>;
   /** Settings `serve()` falls back to when an option is not given. */
   readonly config?: {
     host?: string;
@@ -548,7 +548,7 @@ export async function createHonoListener(app: NodeApp): Promise<Listener> {
   const specifier = '@hono/node-server';
   const mod = (await import(specifier)) as {
     getRequestListener(
-      fetch: (req: Request, env: { incoming: http.IncomingMessage }) => Promise<Response>,
+      fetch: (req: Request, env: { incoming: http.IncomingMessage }) => Response | Promise<Response>,
       options?: { errorHandler?: (err: unknown) => Response | Promise<Response> },
     ): Listener;
   };

@@ -47,3 +47,26 @@ test('debug: kernel.terminate (profile storage) is handed to the host', async ()
   assert.equal(typeof handled.terminate, 'function');
   assert.match(handled.response.headers.get('x-debug-token') ?? '', /^[0-9a-f]{6}$/);
 });
+
+test('app.fetch, like Hono: a Response for a synchronous answer, a promise of one otherwise', async () => {
+  const app = createApp({ env: 'prod', debug: false, logSink: () => {}, routes });
+  const now = app.fetch(new Request('http://localhost/now'));
+  assert.ok(now instanceof Response);
+  assert.equal(await now.text(), 'now');
+  assert.equal(now.headers.get('x-robots-tag'), 'noindex');
+  const later = app.fetch(new Request('http://localhost/later'));
+  assert.ok(later instanceof Promise);
+  assert.equal(await (await later).text(), 'later');
+});
+
+test('app.fetch: several Set-Cookie lines stay separate lines', async () => {
+  const cookies = [{ name: 'cookies', path: '/cookies', methods: ['GET'], controller: () => {
+    const response = HttpResponse.text('c');
+    response.headers.setCookie('a', '1');
+    response.headers.setCookie('b', '2');
+    return response;
+  } }];
+  const app = createApp({ env: 'prod', debug: false, logSink: () => {}, routes: cookies });
+  const response = await app.fetch(new Request('http://localhost/cookies'));
+  assert.deepEqual(response.headers.getSetCookie().map((c) => c.split(';')[0]), ['a=1', 'b=2']);
+});

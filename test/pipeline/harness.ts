@@ -13,7 +13,7 @@ export const ORIGIN = 'http://localhost';
 export function send(app: App, path: string, init: RequestInit & { remoteAddress?: string } = {}): Promise<Response> {
   const { remoteAddress, ...rest } = init;
   const url = /^https?:\/\//.test(path) ? path : ORIGIN + path;
-  return app.fetch(new Request(url, rest), remoteAddress ? { remoteAddress } : undefined);
+  return Promise.resolve(app.fetch(new Request(url, rest), remoteAddress ? { remoteAddress } : undefined));
 }
 
 /** `name=value` pairs of the response's Set-Cookie lines (value '' for a cleared cookie). */

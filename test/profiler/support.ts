@@ -47,7 +47,7 @@ export function profiledApp(options: AppOptions = {}): TestApp {
 export const ORIGIN = 'http://127.0.0.1:8000';
 
 export function get(app: App, path: string, init: RequestInit = {}): Promise<Response> {
-  return app.fetch(new Request(ORIGIN + path, init), { remoteAddress: '127.0.0.1' });
+  return Promise.resolve(app.fetch(new Request(ORIGIN + path, init), { remoteAddress: '127.0.0.1' }));
 }
 
 export const tick = (ms = 5) => new Promise<void>((resolve) => setTimeout(resolve, ms));
