@@ -11,6 +11,7 @@ import type { RouteDefinition } from '../routing/route.ts';
 import { profilerRoutes } from '../debug/profiler/routes.ts';
 import { Profiler } from '../debug/profiler/profiler.ts';
 import { loadConfig, type AppConfig, type Env } from './config.ts';
+import { controllerPlan } from './controller-plan.ts';
 import { buildHookTable } from './listeners.ts';
 import { pipelineServices, type AppServices, type PipelineOptions } from './services.ts';
 
@@ -71,7 +72,8 @@ export function createApp(options: AppOptions = {}): App {
 
   const hooks = buildHookTable(services);
   for (const { hook, listener, placement } of listeners) insertListener(hooks[hook] as Listener[], listener as Listener, placement);
-  const kernel = new HttpKernel(hooks, config.debug);
+  const plan = config.debug || listeners.length > 0 ? null : controllerPlan(router, hooks);
+  const kernel = new HttpKernel(hooks, config.debug, plan);
   services.kernel = kernel;
   if (config.debug) enableSourceMaps();
 

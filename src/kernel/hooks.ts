@@ -11,6 +11,34 @@ export interface Listener<H extends HookName = HookName> {
   /** Symfony-style priority: higher runs first; used only when inserting by priority. */
   readonly priority?: number;
   call(event: EventOf[H]): void | Promise<void>;
+  /**
+   * Production only (kernel.controller, kernel.controller_arguments): true when the listener provably
+   * does nothing for requests matched to this route — its inputs are route options and attributes
+   * the route does not have, and no user listener could set them. The app then leaves it out of that
+   * route's controller hooks (app/controller-plan.ts); debug mode always calls it.
+   */
+  readonly idleFor?: (route: RouteFacts) => boolean;
+}
+
+/** What a route sets before the controller hooks run: its options, and the attributes it can set. */
+export interface RouteFacts {
+  readonly options: Readonly<Record<string, unknown>>;
+  /** Its defaults' names and its path variables' names. */
+  readonly attributes: ReadonlySet<string>;
+}
+
+/** The listener with its production idle rule (see `Listener.idleFor`). */
+export function idleWhen<H extends HookName>(l: Listener<H>, idleFor: (route: RouteFacts) => boolean): Listener<H> {
+  return { ...l, idleFor };
+}
+
+/** Idle rule: the route has neither the option (set and not false) nor the attribute. */
+export function routeLacks(option: string | null, attribute: string | null): (route: RouteFacts) => boolean {
+  return (route) => (option === null || !isSet(route.options[option])) && (attribute === null || !route.attributes.has(attribute));
+}
+
+export function isSet(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== false;
 }
 
 /** Where to insert a user listener into a hook. */

@@ -36,6 +36,12 @@ export type MaybePromise<T> = T | Promise<T>;
 /** What a dispatch returns: nothing when every listener was synchronous, else the rest of the hook. */
 type Pending = Promise<void> | undefined;
 
+/** The controller hooks' listeners for one request, when they differ from the table's (production). */
+export type ControllerHooks = Pick<HookTable, 'kernel.controller' | 'kernel.controller_arguments'>;
+
+/** Production: the controller hooks of a request's route without the listeners idle for it. */
+export type ControllerPlan = (request: KernelRequest) => ControllerHooks | undefined;
+
 /**
  * Symfony's HttpKernel: request → controller → arguments → call → view → response → finish, and
  * exceptions → kernel.exception → response. Listener arrays are fixed per app; in debug mode every
@@ -46,9 +52,13 @@ type Pending = Promise<void> | undefined;
  * creates no promise at all (the Node adapter then writes the response in the same tick).
  */
 export class HttpKernel {
-  private readonly dispatch: <H extends HookName>(hook: H, event: EventOf[H], stopOnResponse?: boolean) => Pending;
+  private readonly dispatch: <H extends HookName>(hook: H, event: EventOf[H], stopOnResponse?: boolean, listeners?: Listener<H>[]) => Pending;
 
-  constructor(readonly hooks: HookTable, debug: boolean) {
+  /**
+   * @param plan production only: per-route controller hooks without their idle listeners
+   * (app/controller-plan.ts); debug mode calls every listener of the table, as the contract lists them.
+   */
+  constructor(readonly hooks: HookTable, debug: boolean, readonly plan: ControllerPlan | null = null) {
     this.dispatch = debug ? this.dispatchTraced : this.dispatchPlain;
   }
 
@@ -83,14 +93,14 @@ export class HttpKernel {
     if (requestEvent.failure) return this.handleThrowable(asKernelError(requestEvent.failure), request);
     if (requestEvent.response) return this.filterResponse(requestEvent.response, request);
     const event = new ControllerEvent(request, resolveController(request));
-    const pending = this.dispatch('kernel.controller', event);
+    const pending = this.dispatch('kernel.controller', event, false, this.plan?.(request)?.['kernel.controller']);
     if (pending) return pending.then(() => this.resolveArguments(request, event));
     return this.resolveArguments(request, event);
   }
 
   private resolveArguments(request: KernelRequest, controllerEvent: ControllerEvent): MaybePromise<HttpResponse> {
     const event = new ControllerArgumentsEvent(request, controllerEvent.controller, [request]);
-    const pending = this.dispatch('kernel.controller_arguments', event);
+    const pending = this.dispatch('kernel.controller_arguments', event, false, this.plan?.(request)?.['kernel.controller_arguments']);
     if (pending) return pending.then(() => this.callController(request, event));
     return this.callController(request, event);
   }
@@ -173,8 +183,7 @@ export class HttpKernel {
    * kernel.exception). The first listener that returns a promise hands the rest of the hook to the
    * async continuation; until then nothing is allocated.
    */
-  private dispatchPlain<H extends HookName>(hook: H, event: EventOf[H], stopOnResponse = false): Pending {
-    const listeners = this.hooks[hook] as Listener<H>[];
+  private dispatchPlain<H extends HookName>(hook: H, event: EventOf[H], stopOnResponse = false, listeners = this.hooks[hook] as Listener<H>[]): Pending {
     for (let i = 0; i < listeners.length; i++) {
       const pending = listeners[i].call(event);
       if (pending !== undefined) return continueDispatch(listeners, i, pending, event, stopOnResponse);

@@ -1,5 +1,5 @@
 import type { ControllerEvent } from '../kernel/events.ts';
-import { listener } from '../kernel/hooks.ts';
+import { listener, idleWhen, isSet } from '../kernel/hooks.ts';
 
 /** Route options read as "annotations", and the request attribute each one becomes (Sensio's aliases). */
 export const ANNOTATION_ATTRIBUTES = Object.freeze({
@@ -21,16 +21,19 @@ const OPTION_NAMES = Object.keys(ANNOTATION_ATTRIBUTES) as (keyof typeof ANNOTAT
  * listener) are kept.
  */
 export class ControllerListener {
-  readonly onKernelController = listener<'kernel.controller'>('ControllerListener::onKernelController', 'controller annotation handling', (event: ControllerEvent) => {
-    const attributes = event.request.attributes;
-    const options = attributes.get('_route_options') as Record<string, unknown> | undefined;
-    if (!options) return;
-    for (let i = 0; i < OPTION_NAMES.length; i++) {
-      const name = OPTION_NAMES[i];
-      const value = options[name];
-      if (value === undefined || value === null || value === false) continue;
-      const attribute = ANNOTATION_ATTRIBUTES[name];
-      if (!attributes.has(attribute)) attributes.set(attribute, value);
-    }
-  });
+  readonly onKernelController = idleWhen(
+    listener<'kernel.controller'>('ControllerListener::onKernelController', 'controller annotation handling', (event: ControllerEvent) => {
+      const attributes = event.request.attributes;
+      const options = attributes.get('_route_options') as Record<string, unknown> | undefined;
+      if (!options) return;
+      for (let i = 0; i < OPTION_NAMES.length; i++) {
+        const name = OPTION_NAMES[i];
+        const value = options[name];
+        if (value === undefined || value === null || value === false) continue;
+        const attribute = ANNOTATION_ATTRIBUTES[name];
+        if (!attributes.has(attribute)) attributes.set(attribute, value);
+      }
+    }),
+    (route) => OPTION_NAMES.every((name) => !isSet(route.options[name])),
+  );
 }

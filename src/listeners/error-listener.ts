@@ -1,6 +1,6 @@
 import type { ControllerArgumentsEvent, ExceptionEvent, ResponseEvent } from '../kernel/events.ts';
 import { HttpException } from '../kernel/exceptions.ts';
-import { listener } from '../kernel/hooks.ts';
+import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import { renderError } from '../debug/error-renderer.ts';
 import { messageOf, safeClassName } from '../debug/error-page/model.ts';
 import { throwSite } from '../debug/stack.ts';
@@ -57,8 +57,11 @@ export class ErrorListener {
    * Symfony swaps the `exception` argument of an error controller for a FlattenException. Controllers
    * here receive the request first; an error controller's `exception` attribute is kept an Error.
    */
-  readonly onControllerArguments = listener<'kernel.controller_arguments'>('ErrorListener::onControllerArguments', 'error handler arguments', (event: ControllerArgumentsEvent) => {
-    const exception = event.request.attributes.get('exception');
-    if (exception !== undefined && !(exception instanceof Error)) event.request.attributes.set('exception', new Error(String(exception)));
-  });
+  readonly onControllerArguments = idleWhen(
+    listener<'kernel.controller_arguments'>('ErrorListener::onControllerArguments', 'error handler arguments', (event: ControllerArgumentsEvent) => {
+      const exception = event.request.attributes.get('exception');
+      if (exception !== undefined && !(exception instanceof Error)) event.request.attributes.set('exception', new Error(String(exception)));
+    }),
+    routeLacks(null, 'exception'),
+  );
 }

@@ -1,7 +1,7 @@
 import type { KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
 import type { ControllerEvent, ResponseEvent } from '../kernel/events.ts';
-import { listener } from '../kernel/hooks.ts';
+import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import { computedCacheControl, DEFAULT_CACHE_CONTROL, httpDate, parseCacheControl, type Directives } from './cache-control.ts';
 
 type Computed<T> = T | ((request: KernelRequest) => T | Promise<T>);
@@ -46,17 +46,20 @@ function notModified(): HttpResponse {
  *   private nor s-maxage is set).
  */
 export class HttpCacheListener {
-  readonly onKernelController = listener<'kernel.controller'>('HttpCacheListener::onKernelController', 'HTTP cache annotation handling', (event: ControllerEvent) => {
-    const request = event.request;
-    const options = request.attributes.get('_cache') as CacheOptions | undefined;
-    if (!options || (options.etag === undefined && options.lastModified === undefined)) return;
-    const etag = options.etag === undefined ? undefined : evaluate(options.etag, request);
-    const lastModified = options.lastModified === undefined ? undefined : evaluate(options.lastModified, request);
-    if (isPromise(etag) || isPromise(lastModified)) {
-      return Promise.all([etag, lastModified]).then(([e, l]) => validate(event, e as string | undefined, l as Date | string | number | undefined));
-    }
-    validate(event, etag as string | undefined, lastModified as Date | string | number | undefined);
-  });
+  readonly onKernelController = idleWhen(
+    listener<'kernel.controller'>('HttpCacheListener::onKernelController', 'HTTP cache annotation handling', (event: ControllerEvent) => {
+      const request = event.request;
+      const options = request.attributes.get('_cache') as CacheOptions | undefined;
+      if (!options || (options.etag === undefined && options.lastModified === undefined)) return;
+      const etag = options.etag === undefined ? undefined : evaluate(options.etag, request);
+      const lastModified = options.lastModified === undefined ? undefined : evaluate(options.lastModified, request);
+      if (isPromise(etag) || isPromise(lastModified)) {
+        return Promise.all([etag, lastModified]).then(([e, l]) => validate(event, e as string | undefined, l as Date | string | number | undefined));
+      }
+      validate(event, etag as string | undefined, lastModified as Date | string | number | undefined);
+    }),
+    routeLacks('cache', '_cache'),
+  );
 
   readonly onKernelResponse = listener<'kernel.response'>('HttpCacheListener::onKernelResponse', 'HTTP cache headers', (event: ResponseEvent) => {
     const request = event.request;

@@ -1,5 +1,5 @@
 import type { ControllerArgumentsEvent } from '../kernel/events.ts';
-import { listener } from '../kernel/hooks.ts';
+import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import { getMember, isGranted } from '../security/member.ts';
 import { denied } from './security-listener.ts';
 
@@ -17,15 +17,18 @@ export type IsGrantedOption = string | string[] | { attributes: string | string[
  * message/status) for members.
  */
 export class IsGrantedListener {
-  readonly onKernelControllerArguments = listener<'kernel.controller_arguments'>('IsGrantedListener::onKernelControllerArguments', 'granted-role annotation check', (event: ControllerArgumentsEvent) => {
-    const request = event.request;
-    const option = request.attributes.get('_is_granted') as IsGrantedOption | undefined;
-    if (option === undefined || option === null) return;
-    const spec = typeof option === 'object' && !Array.isArray(option) ? option : { attributes: option };
-    const attributes = Array.isArray(spec.attributes) ? spec.attributes : [spec.attributes];
-    const member = getMember(request);
-    for (const attribute of attributes) if (isGranted(member, attribute)) return;
-    const shown = attributes.length === 1 ? `"${attributes[0]}"` : `[${attributes.map((a) => `"${a}"`).join(', ')}]`;
-    throw denied(member, spec.message ?? `Access Denied by controller annotation @IsGranted(${shown})`, spec.statusCode);
-  });
+  readonly onKernelControllerArguments = idleWhen(
+    listener<'kernel.controller_arguments'>('IsGrantedListener::onKernelControllerArguments', 'granted-role annotation check', (event: ControllerArgumentsEvent) => {
+      const request = event.request;
+      const option = request.attributes.get('_is_granted') as IsGrantedOption | undefined;
+      if (option === undefined || option === null) return;
+      const spec = typeof option === 'object' && !Array.isArray(option) ? option : { attributes: option };
+      const attributes = Array.isArray(spec.attributes) ? spec.attributes : [spec.attributes];
+      const member = getMember(request);
+      for (const attribute of attributes) if (isGranted(member, attribute)) return;
+      const shown = attributes.length === 1 ? `"${attributes[0]}"` : `[${attributes.map((a) => `"${a}"`).join(', ')}]`;
+      throw denied(member, spec.message ?? `Access Denied by controller annotation @IsGranted(${shown})`, spec.statusCode);
+    }),
+    routeLacks('isGranted', '_is_granted'),
+  );
 }

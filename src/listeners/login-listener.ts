@@ -2,7 +2,7 @@ import type { KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
 import type { ControllerEvent } from '../kernel/events.ts';
 import { UnauthorizedHttpException } from '../kernel/exceptions.ts';
-import { listener } from '../kernel/hooks.ts';
+import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import type { Authenticator } from '../security/authenticator.ts';
 import { IRMS_TOKEN_ATTRIBUTE, MEMBER_ID_ATTRIBUTE } from '../security/login.ts';
 import { maskToken } from '../security/mask.ts';
@@ -53,17 +53,20 @@ export class LoginListener {
     this.record(request);
   });
 
-  readonly check = listener<'kernel.controller'>('LoginListener::check', 'login check', (event: ControllerEvent) => {
-    const request = event.request;
-    const options = request.attributes.get('_route_options') as { requiresLogin?: unknown } | undefined;
-    if (!options || !options.requiresLogin || getMember(request) !== null) return;
-    if (this.loginPath !== '' && !request.prefersJson() && !request.isXmlHttpRequest()) {
-      request.logger.info('security', 'Anonymous request to a route that requires login; redirecting to the login path.');
-      event.setController(this.redirectToLogin);
-      return;
-    }
-    throw new UnauthorizedHttpException('Bearer', UNAUTHORIZED_MESSAGE);
-  });
+  readonly check = idleWhen(
+    listener<'kernel.controller'>('LoginListener::check', 'login check', (event: ControllerEvent) => {
+      const request = event.request;
+      const options = request.attributes.get('_route_options') as { requiresLogin?: unknown } | undefined;
+      if (!options || !options.requiresLogin || getMember(request) !== null) return;
+      if (this.loginPath !== '' && !request.prefersJson() && !request.isXmlHttpRequest()) {
+        request.logger.info('security', 'Anonymous request to a route that requires login; redirecting to the login path.');
+        event.setController(this.redirectToLogin);
+        return;
+      }
+      throw new UnauthorizedHttpException('Bearer', UNAUTHORIZED_MESSAGE);
+    }),
+    routeLacks('requiresLogin', null),
+  );
 
   private record(request: KernelRequest): void {
     const member = getMember(request);

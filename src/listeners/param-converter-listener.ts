@@ -1,7 +1,7 @@
 import type { KernelRequest } from '../http/request.ts';
 import type { ControllerEvent } from '../kernel/events.ts';
 import { NotFoundHttpException } from '../kernel/exceptions.ts';
-import { listener } from '../kernel/hooks.ts';
+import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 
 /** A custom converter: the raw route value in, the converted value out; null/undefined = not found (404). */
 export type ConverterFunction = (value: unknown, request: KernelRequest) => unknown;
@@ -25,17 +25,20 @@ const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|
  * keep their own status when they are HTTP errors.
  */
 export class ParamConverterListener {
-  readonly onKernelController = listener<'kernel.controller'>('ParamConverterListener::onKernelController', 'parameter conversion', (event: ControllerEvent) => {
-    const request = event.request;
-    const converters = request.attributes.get('_converters') as Record<string, ConverterSpec> | undefined;
-    if (!converters || typeof converters !== 'object') return;
-    let pending: Promise<void>[] | null = null;
-    for (const name of Object.keys(converters)) {
-      const result = convert(request, name, converters[name]);
-      if (result) (pending ??= []).push(result);
-    }
-    if (pending) return Promise.all(pending).then(() => undefined);
-  });
+  readonly onKernelController = idleWhen(
+    listener<'kernel.controller'>('ParamConverterListener::onKernelController', 'parameter conversion', (event: ControllerEvent) => {
+      const request = event.request;
+      const converters = request.attributes.get('_converters') as Record<string, ConverterSpec> | undefined;
+      if (!converters || typeof converters !== 'object') return;
+      let pending: Promise<void>[] | null = null;
+      for (const name of Object.keys(converters)) {
+        const result = convert(request, name, converters[name]);
+        if (result) (pending ??= []).push(result);
+      }
+      if (pending) return Promise.all(pending).then(() => undefined);
+    }),
+    routeLacks('converters', '_converters'),
+  );
 }
 
 function convert(request: KernelRequest, name: string, spec: ConverterSpec): void | Promise<void> {

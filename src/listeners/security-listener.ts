@@ -1,7 +1,7 @@
 import type { KernelRequest } from '../http/request.ts';
 import type { ControllerArgumentsEvent } from '../kernel/events.ts';
 import { AccessDeniedHttpException, HttpException, UnauthorizedHttpException } from '../kernel/exceptions.ts';
-import { listener } from '../kernel/hooks.ts';
+import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import { getMember, isGranted, rolesOf, type Member } from '../security/member.ts';
 
 /** What a `security` predicate gets. `method` reads HEAD as GET. */
@@ -51,17 +51,20 @@ export function securityContext(request: KernelRequest): SecurityContext {
  * authentication entry point), 403 `Access Denied.` (or the option's message/status) for members.
  */
 export class SecurityListener {
-  readonly onKernelControllerArguments = listener<'kernel.controller_arguments'>('SecurityListener::onKernelControllerArguments', 'security annotation check', (event: ControllerArgumentsEvent) => {
-    const request = event.request;
-    const option = request.attributes.get('_security') as SecurityOption | undefined;
-    if (option === undefined || option === null) return;
-    const predicate = typeof option === 'function' ? option : option.predicate;
-    if (typeof predicate !== 'function') throw new Error('The "security" route option must be a predicate function or { predicate, message?, statusCode? }.');
-    const context = securityContext(request);
-    const verdict = predicate(context);
-    if (verdict instanceof Promise) return verdict.then((granted) => enforce(granted, context.member, option));
-    enforce(verdict, context.member, option);
-  });
+  readonly onKernelControllerArguments = idleWhen(
+    listener<'kernel.controller_arguments'>('SecurityListener::onKernelControllerArguments', 'security annotation check', (event: ControllerArgumentsEvent) => {
+      const request = event.request;
+      const option = request.attributes.get('_security') as SecurityOption | undefined;
+      if (option === undefined || option === null) return;
+      const predicate = typeof option === 'function' ? option : option.predicate;
+      if (typeof predicate !== 'function') throw new Error('The "security" route option must be a predicate function or { predicate, message?, statusCode? }.');
+      const context = securityContext(request);
+      const verdict = predicate(context);
+      if (verdict instanceof Promise) return verdict.then((granted) => enforce(granted, context.member, option));
+      enforce(verdict, context.member, option);
+    }),
+    routeLacks('security', '_security'),
+  );
 }
 
 function enforce(granted: boolean, member: Member | null, option: SecurityOption): void {

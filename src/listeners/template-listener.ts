@@ -1,7 +1,7 @@
 import type { KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
 import type { ControllerEvent, ViewEvent } from '../kernel/events.ts';
-import { listener } from '../kernel/hooks.ts';
+import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import { controllerName } from './router-listener.ts';
 
 export type TemplateOutput = string | ReadableStream<Uint8Array>;
@@ -42,27 +42,30 @@ export interface ResolvedTemplate {
 export class TemplateListener {
   constructor(private readonly renderer: TemplateRenderer | null) {}
 
-  readonly onKernelController = listener<'kernel.controller'>('TemplateListener::onKernelController', 'template handling', (event: ControllerEvent) => {
-    const request = event.request;
-    const option = request.attributes.get('_template') as TemplateOption | ResolvedTemplate | undefined;
-    if (option === undefined || option === null || isResolved(option)) return;
-    const route = request.attributes.get('_route');
-    const guessed = typeof route === 'string' ? route : 'template';
-    let name = guessed;
-    let render: TemplateFunction | null = null;
-    let status = 200;
-    if (typeof option === 'string') name = option;
-    else if (typeof option === 'function') render = option;
-    else if (typeof option === 'object') {
-      if (typeof option.name === 'string' && option.name !== '') name = option.name;
-      if (typeof option.render === 'function') render = option.render;
-      if (typeof option.status === 'number') status = option.status;
-    }
-    if (render === null && this.renderer === null) {
-      throw new Error(`Route "${guessed}" has a template option but the app has no template renderer: pass createApp({ renderTemplate }) or a render function in the option.`);
-    }
-    request.attributes.set('_template', { name, render, status, controller: controllerName(event.controller) } satisfies ResolvedTemplate);
-  });
+  readonly onKernelController = idleWhen(
+    listener<'kernel.controller'>('TemplateListener::onKernelController', 'template handling', (event: ControllerEvent) => {
+      const request = event.request;
+      const option = request.attributes.get('_template') as TemplateOption | ResolvedTemplate | undefined;
+      if (option === undefined || option === null || isResolved(option)) return;
+      const route = request.attributes.get('_route');
+      const guessed = typeof route === 'string' ? route : 'template';
+      let name = guessed;
+      let render: TemplateFunction | null = null;
+      let status = 200;
+      if (typeof option === 'string') name = option;
+      else if (typeof option === 'function') render = option;
+      else if (typeof option === 'object') {
+        if (typeof option.name === 'string' && option.name !== '') name = option.name;
+        if (typeof option.render === 'function') render = option.render;
+        if (typeof option.status === 'number') status = option.status;
+      }
+      if (render === null && this.renderer === null) {
+        throw new Error(`Route "${guessed}" has a template option but the app has no template renderer: pass createApp({ renderTemplate }) or a render function in the option.`);
+      }
+      request.attributes.set('_template', { name, render, status, controller: controllerName(event.controller) } satisfies ResolvedTemplate);
+    }),
+    routeLacks('template', '_template'),
+  );
 
   readonly onKernelView = listener<'kernel.view'>('TemplateListener::onKernelView', 'template rendering', (event: ViewEvent) => {
     const request = event.request;
