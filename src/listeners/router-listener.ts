@@ -72,16 +72,23 @@ export class RouterListener {
   /** The HTTP exception for a failed match, its routing exception as `previous` (Symfony's messages). */
   private routingFailure(request: KernelRequest, method: string, failure: RoutingFailure): HttpException {
     const stackLimit = Error.stackTraceLimit;
-    if (!this.captureStacks) Error.stackTraceLimit = 0;
+    // The routing exception is built here too, one line from the HTTP exception: it gets the same
+    // frames (below) instead of a second capture and formatting of the same stack.
+    Error.stackTraceLimit = 0;
     try {
       const previous = routingException(failure);
+      if (this.captureStacks) Error.stackTraceLimit = stackLimit;
       const uri = request.getUriForPath(request.pathInfo);
+      let error: HttpException;
       if (previous instanceof MethodNotAllowedException) {
         const allow = previous.allowedMethods.join(', ');
-        return new MethodNotAllowedHttpException(previous.allowedMethods, `No route found for "${method} ${uri}": Method Not Allowed (Allow: ${allow})`, previous);
+        error = new MethodNotAllowedHttpException(previous.allowedMethods, `No route found for "${method} ${uri}": Method Not Allowed (Allow: ${allow})`, previous);
+      } else {
+        const referer = request.headers.get('referer');
+        error = new NotFoundHttpException(`No route found for "${method} ${uri}"${referer ? ` (from "${referer}")` : ''}`, previous);
       }
-      const referer = request.headers.get('referer');
-      return new NotFoundHttpException(`No route found for "${method} ${uri}"${referer ? ` (from "${referer}")` : ''}`, previous);
+      if (this.captureStacks) shareFrames(previous, error);
+      return error;
     } finally {
       Error.stackTraceLimit = stackLimit;
     }
@@ -98,6 +105,13 @@ export class RouterListener {
   readonly onKernelFinishRequest = listener<'kernel.finish_request'>('RouterListener::onKernelFinishRequest', 'router context restore', (event: FinishRequestEvent) => {
     event.request.attributes.remove('_route_options');
   });
+}
+
+/** Gives `target` (built without a stack) the frames of `source`'s stack, under its own first line. */
+function shareFrames(target: Error, source: Error): void {
+  const stack = source.stack;
+  const frames = typeof stack === 'string' ? stack.indexOf('\n    at ') : -1;
+  if (frames >= 0) target.stack = `${target.stack ?? ''}${stack!.slice(frames)}`;
 }
 
 /**

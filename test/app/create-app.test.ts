@@ -70,3 +70,27 @@ test('app.fetch: several Set-Cookie lines stay separate lines', async () => {
   const response = await app.fetch(new Request('http://localhost/cookies'));
   assert.deepEqual(response.headers.getSetCookie().map((c) => c.split(';')[0]), ['a=1', 'b=2']);
 });
+
+test('routing failures: the routing exception carries the frames of the HTTP exception in debug, no stack in prod', async () => {
+  for (const debug of [true, false]) {
+    let thrown: (Error & { previous?: Error }) | null = null;
+    const app = createApp({
+      env: debug ? 'dev' : 'prod',
+      debug,
+      logSink: () => {},
+      routes,
+      listeners: [{ hook: 'kernel.exception', listener: { id: 'Test::capture', role: 'capture', call: (e) => void (thrown = e.throwable as Error) }, placement: { index: 0 } }],
+    });
+    await app.handle(source('/missing'));
+    const error = thrown as unknown as Error & { previous: Error };
+    assert.equal(error.previous.constructor.name, 'ResourceNotFoundException');
+    const [ownLine, ...frames] = (error.previous.stack ?? '').split('\n');
+    assert.equal(ownLine, 'Error: No routes found for "/missing/".');
+    if (debug) {
+      assert.ok(frames.length > 0 && frames.every((f) => f.startsWith('    at ')), error.previous.stack);
+      assert.deepEqual(frames, (error.stack ?? '').split('\n').slice(1));
+    } else {
+      assert.deepEqual(frames, []);
+    }
+  }
+});

@@ -186,7 +186,7 @@ describe('the esbuild bundle (dist) outside tsx', () => {
     await build({ ...bundleOptions, entryPoints: { index: join(ROOT, 'src/index.ts') }, outdir: dir, logLevel: 'silent' });
     // The bundle imports `he` and `path-to-regexp`; they resolve from the project's node_modules.
     writeFileSync(join(dir, 'run.mjs'), script(join(dir, 'index.js')));
-    routerLine = lineOf(readFileSync(join(ROOT, 'src/listeners/router-listener.ts'), 'utf8'), 'return new NotFoundHttpException(');
+    routerLine = lineOf(readFileSync(join(ROOT, 'src/listeners/router-listener.ts'), 'utf8'), 'error = new NotFoundHttpException(');
   });
 
   after(() => rmSync(dir, { recursive: true, force: true }));
