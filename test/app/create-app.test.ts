@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { createApp } from '../../src/app/create-app.ts';
 import { HttpResponse } from '../../src/http/response.ts';
 import type { RequestSource } from '../../src/http/source.ts';
+import { listener, type Listener } from '../../src/kernel/hooks.ts';
 
 function source(target: string): RequestSource {
   const headers: Record<string, string> = { host: 'localhost' };
@@ -79,7 +80,7 @@ test('routing failures: the routing exception carries the frames of the HTTP exc
       debug,
       logSink: () => {},
       routes,
-      listeners: [{ hook: 'kernel.exception', listener: { id: 'Test::capture', role: 'capture', call: (e) => void (thrown = e.throwable as Error) }, placement: { index: 0 } }],
+      listeners: [{ hook: 'kernel.exception', listener: listener<'kernel.exception'>('Test::capture', 'capture', (e) => void (thrown = e.throwable as Error)) as Listener, placement: { index: 0 } }],
     });
     await app.handle(source('/missing'));
     const error = thrown as unknown as Error & { previous: Error };
