@@ -132,7 +132,22 @@ function minimalDebugPage(error: Error, status: number, text: string, failure: u
   }
 }
 
+/**
+ * Production pages by status: they depend on nothing else, so each is built once (and, after its
+ * first write, kept flat by the engine instead of as a rope of template parts).
+ */
+const productionPages = new Map<number, string>();
+
 function productionPage(status: number, text: string): string {
+  let page = productionPages.get(status);
+  if (page === undefined) {
+    page = buildProductionPage(status, text);
+    if (productionPages.size < 256) productionPages.set(status, page);
+  }
+  return page;
+}
+
+function buildProductionPage(status: number, text: string): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -356,7 +356,8 @@ export class KernelRequest {
   /** The `Accept` preference: true when JSON is preferred over HTML. */
   prefersJson(): boolean {
     const accept = this.source.header('accept');
-    if (!accept) return false;
+    // JSON can only win when a JSON type is listed (browsers, curl and `*/*` do not list one).
+    if (!accept || accept.indexOf('json') < 0) return false;
     let best = '';
     let bestQ = -1;
     for (const part of accept.split(',')) {
