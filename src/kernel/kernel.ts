@@ -52,7 +52,7 @@ export type ControllerPlan = (request: KernelRequest) => ControllerHooks | undef
  * creates no promise at all (the Node adapter then writes the response in the same tick).
  */
 export class HttpKernel {
-  private readonly dispatch: <H extends HookName>(hook: H, event: EventOf[H], stopOnResponse?: boolean, listeners?: Listener<H>[]) => Pending;
+  private readonly dispatch: <H extends HookName>(hook: H, event: EventOf[H], stopOnResponse?: boolean, listeners?: Listener<H>[], from?: number) => Pending;
 
   /**
    * @param plan production only: per-route controller hooks without their idle listeners
@@ -180,56 +180,69 @@ export class HttpKernel {
 
   /**
    * Production dispatch: listeners are called in order and may throw (the caller turns that into
-   * kernel.exception). The first listener that returns a promise hands the rest of the hook to the
-   * async continuation; until then nothing is allocated.
+   * kernel.exception). The first listener that returns a promise hands the rest of the hook to that
+   * promise; until then nothing is allocated.
    */
-  private dispatchPlain<H extends HookName>(hook: H, event: EventOf[H], stopOnResponse = false, listeners = this.hooks[hook] as Listener<H>[]): Pending {
-    for (let i = 0; i < listeners.length; i++) {
+  private dispatchPlain<H extends HookName>(hook: H, event: EventOf[H], stopOnResponse = false, listeners = this.hooks[hook] as Listener<H>[], from = 0): Pending {
+    for (let i = from; i < listeners.length; i++) {
       const pending = listeners[i].call(event);
-      if (pending !== undefined) return continueDispatch(listeners, i, pending, event, stopOnResponse);
+      if (pending !== undefined) {
+        return pending.then(() => (stopOnResponse && stops(event) ? undefined : this.dispatchPlain(hook, event, stopOnResponse, listeners, i + 1)));
+      }
       if (stopOnResponse && stops(event)) break;
     }
     return undefined;
   }
 
-  private async dispatchTraced<H extends HookName>(hook: H, event: EventOf[H], stopOnResponse = false): Promise<void> {
-    const listeners = this.hooks[hook] as Listener<H>[];
-    const request = event.request;
-    const trace = request.trace;
-    for (let i = 0; i < listeners.length; i++) {
+  /** Debug dispatch: the same, and every call traced and logged on the `event` channel once it is over. */
+  private dispatchTraced<H extends HookName>(hook: H, event: EventOf[H], stopOnResponse = false, listeners = this.hooks[hook] as Listener<H>[], from = 0): Pending {
+    for (let i = from; i < listeners.length; i++) {
       const listener = listeners[i];
       const start = now();
+      let pending: void | Promise<void> = undefined;
       try {
-        const pending = listener.call(event);
-        if (pending !== undefined) await pending;
+        pending = listener.call(event);
       } finally {
-        trace?.push({ hook, listener: listener.id, role: listener.role, startMs: start - request.startTime, durationMs: now() - start });
-        request.logger.debug('event', 'Notified event "{event}" to listener "{listener}".', { event: hook, listener: listener.id });
+        if (pending === undefined) traced(event, hook, listener, start);
       }
-      if (stopOnResponse && (event as { failure?: unknown }).failure) return;
-      if (stopOnResponse && (event as { response: unknown }).response) {
-        if (i < listeners.length - 1) {
-          request.logger.debug('event', 'Listener "{listener}" stopped propagation of the event "{event}".', { event: hook, listener: listener.id });
-        }
-        return;
+      if (pending !== undefined) {
+        return pending.then(
+          () => {
+            traced(event, hook, listener, start);
+            return stopOnResponse && stopsTraced(event, hook, listener, i, listeners.length) ? undefined : this.dispatchTraced(hook, event, stopOnResponse, listeners, i + 1);
+          },
+          (error: unknown) => {
+            traced(event, hook, listener, start);
+            throw error;
+          },
+        );
       }
+      if (stopOnResponse && stopsTraced(event, hook, listener, i, listeners.length)) break;
     }
+    return undefined;
   }
+}
+
+/** Records a finished listener call: the trace (profiler) and the `event` log channel. */
+function traced<H extends HookName>(event: EventOf[H], hook: H, listener: Listener<H>, start: number): void {
+  const request = event.request;
+  request.trace?.push({ hook, listener: listener.id, role: listener.role, startMs: start - request.startTime, durationMs: now() - start });
+  request.logger.debug('event', 'Notified event "{event}" to listener "{listener}".', { event: hook, listener: listener.id });
+}
+
+/** `stops()`, logging Symfony's "stopped propagation" line when an answer skips later listeners (a failure does not). */
+function stopsTraced<H extends HookName>(event: EventOf[H], hook: H, listener: Listener<H>, index: number, count: number): boolean {
+  if ((event as { failure?: unknown }).failure) return true;
+  if (!(event as { response: unknown }).response) return false;
+  if (index < count - 1) {
+    event.request.logger.debug('event', 'Listener "{listener}" stopped propagation of the event "{event}".', { event: hook, listener: listener.id });
+  }
+  return true;
 }
 
 /** Whether a listener ended a stoppable hook: it answered, or (kernel.request) failed the request. */
 function stops(event: object): boolean {
   return !!((event as { response: unknown }).response || (event as { failure?: unknown }).failure);
-}
-
-async function continueDispatch<H extends HookName>(listeners: Listener<H>[], index: number, pending: Promise<void>, event: EventOf[H], stopOnResponse: boolean): Promise<void> {
-  await pending;
-  if (stopOnResponse && stops(event)) return;
-  for (let i = index + 1; i < listeners.length; i++) {
-    const next = listeners[i].call(event);
-    if (next !== undefined) await next;
-    if (stopOnResponse && stops(event)) return;
-  }
 }
 
 /** Request errors become 400s with the same message; anything that is not an Error is wrapped. */
