@@ -7,6 +7,7 @@ import {
 import { parseCookieHeader } from './cookies.ts';
 import type { ListenerCall } from '../kernel/hooks.ts';
 import { Logger, type LogStream } from '../log/logger.ts';
+import { LEVELS, type LevelName } from '../log/levels.ts';
 import type { LogRecord } from '../log/record.ts';
 import type { IpMatcher } from './ip.ts';
 import { HeaderBag, ParameterBag } from './parameter-bag.ts';
@@ -87,6 +88,11 @@ export class KernelRequest {
       http_method: this.realMethod,
       request_id: this.requestId,
     })));
+  }
+
+  /** Whether a record at `level` would be written or kept: checked without creating the logger. */
+  logs(level: LevelName): boolean {
+    return this._logger ? this._logger.isEnabled(level) : this.settings.debug || this.settings.logStream.accepts(LEVELS[level]);
   }
 
   /** Log records kept for this request (debug mode), oldest first. */

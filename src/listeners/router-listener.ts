@@ -58,9 +58,8 @@ export class RouterListener {
       attributes.set('permanent', true);
     }
 
-    const logger = request.logger;
-    if (logger.isEnabled('info')) {
-      logger.info('request', 'Matched route "{route}".', {
+    if (request.logs('info')) {
+      request.logger.info('request', 'Matched route "{route}".', {
         route: route.name,
         route_parameters: { ...params, _route: route.name, _controller: controllerName(controller) },
         request_uri: request.getUri(),
