@@ -93,14 +93,15 @@ export class HttpKernel {
     if (requestEvent.failure) return this.handleThrowable(asKernelError(requestEvent.failure), request);
     if (requestEvent.response) return this.filterResponse(requestEvent.response, request);
     const event = new ControllerEvent(request, resolveController(request));
-    const pending = this.dispatch('kernel.controller', event, false, this.plan?.(request)?.['kernel.controller']);
-    if (pending) return pending.then(() => this.resolveArguments(request, event));
-    return this.resolveArguments(request, event);
+    const planned = this.plan?.(request);
+    const pending = this.dispatch('kernel.controller', event, false, planned?.['kernel.controller']);
+    if (pending) return pending.then(() => this.resolveArguments(request, event, planned));
+    return this.resolveArguments(request, event, planned);
   }
 
-  private resolveArguments(request: KernelRequest, controllerEvent: ControllerEvent): MaybePromise<HttpResponse> {
+  private resolveArguments(request: KernelRequest, controllerEvent: ControllerEvent, planned: ControllerHooks | undefined): MaybePromise<HttpResponse> {
     const event = new ControllerArgumentsEvent(request, controllerEvent.controller, [request]);
-    const pending = this.dispatch('kernel.controller_arguments', event, false, this.plan?.(request)?.['kernel.controller_arguments']);
+    const pending = this.dispatch('kernel.controller_arguments', event, false, planned?.['kernel.controller_arguments']);
     if (pending) return pending.then(() => this.callController(request, event));
     return this.callController(request, event);
   }
