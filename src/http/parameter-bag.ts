@@ -51,15 +51,21 @@ export class ParameterBag<V = unknown> {
   }
 }
 
+/** Where a HeaderBag reads from: the host's request (a RequestSource fits). */
+export interface HeaderSource {
+  header(name: string): string | null;
+  headers(): Iterable<[string, string]>;
+}
+
 /** Request headers: case-insensitive, read lazily from the host's request, writable by listeners. */
 export class HeaderBag {
   private overrides: Map<string, string | null> | null = null;
-  constructor(private readonly read: (name: string) => string | null, private readonly list: () => Iterable<[string, string]>) {}
+  constructor(private readonly source: HeaderSource) {}
 
   get(name: string): string | null {
     const key = name.toLowerCase();
     if (this.overrides?.has(key)) return this.overrides.get(key)!;
-    return this.read(key);
+    return this.source.header(key);
   }
   has(name: string): boolean {
     return this.get(name) !== null;
@@ -72,7 +78,7 @@ export class HeaderBag {
   }
   all(): Record<string, string> {
     const out: Record<string, string> = Object.create(null);
-    for (const [k, v] of this.list()) out[k.toLowerCase()] = v;
+    for (const [k, v] of this.source.headers()) out[k.toLowerCase()] = v;
     if (this.overrides) for (const [k, v] of this.overrides) if (v === null) delete out[k]; else out[k] = v;
     return out;
   }

@@ -114,7 +114,7 @@ export class KernelRequest {
   }
 
   get headers(): HeaderBag {
-    return (this._headers ??= new HeaderBag((n) => this.source.header(n), () => this.source.headers()));
+    return (this._headers ??= new HeaderBag(this.source));
   }
 
   /** A short id for log lines and the profile; unique within the process. */
