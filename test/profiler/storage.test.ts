@@ -152,6 +152,27 @@ describe('file store', () => {
     }
   });
 
+  test('regression: a file store evicted the newest profile when its file was written before older ones', async () => {
+    const store = new FileProfileStore(tempDir(), 2);
+    const tokens = [await store.reserveToken(), await store.reserveToken(), await store.reserveToken(), await store.reserveToken()];
+    // Older profiles' files finish last (the newest first), as they may on a loaded machine.
+    const fs = await (store as unknown as { fs(): Promise<typeof import('node:fs/promises')> }).fs();
+    const slowed = {
+      ...fs,
+      writeFile: async (path: string, data: string) => {
+        const index = tokens.findIndex((t) => path.includes(`.tmp-${t}-`));
+        if (index >= 0) await tick(20 * (tokens.length - index));
+        return fs.writeFile(path, data);
+      },
+    };
+    (store as unknown as { fsModule: Promise<unknown> }).fsModule = Promise.resolve(slowed);
+    await Promise.all(tokens.map((token) => store.write(fakeProfile(token))));
+    assert.equal((await store.read(tokens[3]))?.token, tokens[3], 'the newest request is kept');
+    assert.equal((await store.read(tokens[2]))?.token, tokens[2]);
+    assert.equal(await store.read(tokens[0]), null, 'the oldest request is evicted');
+    assert.equal(await store.read(tokens[1]), null);
+  });
+
   test('an app on a file store serves its pages and answers not found for evicted tokens', async () => {
     const dir = tempDir();
     const app = profiledApp({ profilerDsn: `file:${dir}?max=2` });

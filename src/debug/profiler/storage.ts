@@ -403,16 +403,23 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     throw new Error('No free profiler token found.');
   }
 
+  /**
+   * Profile files are written concurrently; their index lines are added in the order `write` was
+   * called (request order), whatever order the files finish in — eviction drops the oldest requests.
+   */
   async write(profile: Profile | StoredProfile): Promise<void> {
-    const fs = await this.prepared();
     const stored = toStored(profile);
     const token = stored.token;
     const target = this.profilePath(token);
-    const tmp = `${this.dir}/.tmp-${token}-${this.pid}-${randomToken()}`;
-    await fs.writeFile(tmp, stored.json());
-    await fs.rename(tmp, target);
+    const written = this.prepared().then(async (fs) => {
+      const tmp = `${this.dir}/.tmp-${token}-${this.pid}-${randomToken()}`;
+      await fs.writeFile(tmp, stored.json());
+      await fs.rename(tmp, target);
+      return fs;
+    });
     const line = JSON.stringify(stored.summary) + '\n';
-    const run = this.queue.then(() => this.withLock(fs, () => this.addToIndex(fs, line, token)));
+    // The queue slot is taken now, before any await: that fixes the index order.
+    const run = this.queue.then(() => written).then((fs) => this.withLock(fs, () => this.addToIndex(fs, line, token)));
     this.queue = run.catch(() => {});
     try {
       await run;
