@@ -178,7 +178,9 @@ describe('file store', () => {
     const app = profiledApp({ profilerDsn: `file:${dir}?max=2` });
     const tokens: string[] = [];
     for (let i = 0; i < 4; i++) tokens.push((await get(app, `/file-${i}`)).headers.get('x-debug-token')!);
-    await tick(100);
+    // Every write done (files and index), however slow the machine: no fixed delay to outrun.
+    const store = app.services.profiler!.store;
+    for (const token of tokens) for (let waited = 0; (await store.isPending(token)) && waited < 10_000; waited += 10) await tick(10);
     const r = await get(app, `/_profiler/${tokens[3]}`, { headers: { accept: 'application/json' } });
     assert.equal(r.status, 200);
     assert.equal((await r.json()).url, `${ORIGIN}/file-3`);
