@@ -29,7 +29,7 @@ export class ControllerListener {
       for (let i = 0; i < OPTION_NAMES.length; i++) {
         const name = OPTION_NAMES[i];
         const value = options[name];
-        if (value === undefined || value === null || value === false) continue;
+        if (!isSet(value)) continue;
         const attribute = ANNOTATION_ATTRIBUTES[name];
         if (!attributes.has(attribute)) attributes.set(attribute, value);
       }

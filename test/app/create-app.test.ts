@@ -3,23 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createApp } from '../../src/app/create-app.ts';
 import { HttpResponse } from '../../src/http/response.ts';
-import type { RequestSource } from '../../src/http/source.ts';
+import { source } from '../support/request.ts';
 import { listener, type Listener } from '../../src/kernel/hooks.ts';
-
-function source(target: string): RequestSource {
-  const headers: Record<string, string> = { host: 'localhost' };
-  return {
-    method: 'GET',
-    target,
-    scheme: 'http',
-    fallbackHost: 'localhost',
-    remoteAddress: '127.0.0.1',
-    protocol: 'HTTP/1.1',
-    header: (name) => headers[name] ?? null,
-    headers: () => Object.entries(headers),
-    body: () => null,
-  };
-}
 
 const routes = [
   { name: 'now', path: '/now', methods: ['GET'], controller: () => HttpResponse.text('now') },
@@ -28,23 +13,23 @@ const routes = [
 
 test('prod: a synchronous route is answered without a promise and with nothing to terminate', async () => {
   const app = createApp({ env: 'prod', debug: false, logSink: () => {}, routes });
-  const now = app.handle(source('/now'));
+  const now = app.handle(source({ target: '/now' }));
   assert.ok(!(now instanceof Promise));
   assert.equal(now.response.body, 'now');
   assert.equal(now.terminate, null);
 
-  const later = app.handle(source('/later'));
+  const later = app.handle(source({ target: '/later' }));
   assert.ok(later instanceof Promise);
   assert.equal((await later).response.body, 'later');
 
-  const missing = app.handle(source('/missing'));
+  const missing = app.handle(source({ target: '/missing' }));
   assert.ok(!(missing instanceof Promise), 'a 404 is synchronous too');
   assert.equal(missing.response.status, 404);
 });
 
 test('debug: kernel.terminate (profile storage) is handed to the host', async () => {
   const app = createApp({ env: 'dev', debug: true, logSink: () => {}, routes });
-  const handled = await app.handle(source('/now'));
+  const handled = await app.handle(source({ target: '/now' }));
   assert.equal(typeof handled.terminate, 'function');
   assert.match(handled.response.headers.get('x-debug-token') ?? '', /^[0-9a-f]{6}$/);
 });
@@ -82,7 +67,7 @@ test('routing failures: the routing exception carries the frames of the HTTP exc
       routes,
       listeners: [{ hook: 'kernel.exception', listener: listener<'kernel.exception'>('Test::capture', 'capture', (e) => void (thrown = e.throwable as Error)) as Listener, placement: { index: 0 } }],
     });
-    await app.handle(source('/missing'));
+    await app.handle(source({ target: '/missing' }));
     const error = thrown as unknown as Error & { previous: Error };
     assert.equal(error.previous.constructor.name, 'ResourceNotFoundException');
     const [ownLine, ...frames] = (error.previous.stack ?? '').split('\n');
