@@ -1,52 +1,55 @@
 /**
  * Symfony's ParameterBag over a Map: keys such as `__proto__` or `constructor` are plain keys and never
- * reach Object.prototype, and the many attribute writes of a request stay cheap.
+ * reach Object.prototype, and the many attribute writes of a request stay cheap. The Map is made on
+ * the first write: most bags of most requests (query, body, cookies) stay empty.
  */
 export class ParameterBag<V = unknown> {
-  protected data = new Map<string, V>();
+  protected data: Map<string, V> | null = null;
 
   constructor(initial?: Record<string, V> | Iterable<[string, V]>) {
     if (initial) this.add(initial);
   }
 
   get<T = V>(key: string, fallback?: T): V | T | undefined {
-    const value = this.data.get(key);
-    return value !== undefined || this.data.has(key) ? value : fallback;
+    const data = this.data;
+    if (data === null) return fallback;
+    const value = data.get(key);
+    return value !== undefined || data.has(key) ? value : fallback;
   }
   has(key: string): boolean {
-    return this.data.has(key);
+    return this.data !== null && this.data.has(key);
   }
   set(key: string, value: V): void {
-    this.data.set(key, value);
+    (this.data ??= new Map()).set(key, value);
   }
   remove(key: string): void {
-    this.data.delete(key);
+    this.data?.delete(key);
   }
   /** A copy of every entry, as an object without prototype. */
   all(): Record<string, V> {
     const out: Record<string, V> = Object.create(null);
-    for (const [k, v] of this.data) out[k] = v;
+    if (this.data) for (const [k, v] of this.data) out[k] = v;
     return out;
   }
   keys(): string[] {
-    return [...this.data.keys()];
+    return this.data ? [...this.data.keys()] : [];
   }
   get size(): number {
-    return this.data.size;
+    return this.data ? this.data.size : 0;
   }
   replace(values: Record<string, V> | Iterable<[string, V]>): void {
-    this.data = new Map();
+    this.data = null;
     this.add(values);
   }
   add(values: Record<string, V> | Iterable<[string, V]>): void {
     if (Symbol.iterator in Object(values)) {
-      for (const [k, v] of values as Iterable<[string, V]>) this.data.set(k, v);
+      for (const [k, v] of values as Iterable<[string, V]>) this.set(k, v);
     } else {
-      for (const k of Object.keys(values)) this.data.set(k, (values as Record<string, V>)[k]);
+      for (const k of Object.keys(values)) this.set(k, (values as Record<string, V>)[k]);
     }
   }
   getString(key: string, fallback = ''): string {
-    const v = this.data.get(key);
+    const v = this.data?.get(key);
     return typeof v === 'string' ? v : v === undefined || v === null || typeof v === 'object' ? fallback : String(v);
   }
 }

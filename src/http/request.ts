@@ -33,6 +33,8 @@ const STANDARD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNE
 // Symfony's host pattern, rewritten without nested quantifiers (the original backtracks exponentially in JS).
 const VALID_HOST = /^\[?[a-zA-Z0-9\-:\]_]+(?:\.[a-zA-Z0-9\-:\]_]+)*\.?$/;
 const PORT_SUFFIX = /:\d+$/;
+/** What an untrusted peer forwards: shared, so the common case allocates nothing. */
+const NOTHING_FORWARDED: readonly string[] = Object.freeze([]);
 
 const now: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
 
@@ -47,8 +49,6 @@ const requestIdPrefix = Math.floor(Math.random() * 0xffffff).toString(16).padSta
 export class KernelRequest {
   /** Route parameters and listener data (`_route`, `_controller`, `_locale`, ...). */
   readonly attributes = new ParameterBag();
-  /** Body parameters: filled from JSON or form bodies by JsonRequestTransformerListener. */
-  readonly request = new ParameterBag();
   readonly isMainRequest: boolean;
   /** performance.now() when the kernel received the request. */
   readonly startTime: number = now();
@@ -57,8 +57,10 @@ export class KernelRequest {
   private _logger: Logger | undefined;
   private _collected: Record<string, unknown> | undefined;
 
+  private _request: ParameterBag | undefined;
   private _query: ParameterBag | undefined;
   private _cookies: ParameterBag<string> | undefined;
+  private _cookieHeader: string | null | undefined;
   private _headers: HeaderBag | undefined;
   private _method: string | undefined;
   private _pathInfo: string | undefined;
@@ -105,12 +107,22 @@ export class KernelRequest {
     return (this._collected ??= Object.create(null) as Record<string, unknown>);
   }
 
+  /** Body parameters: filled from JSON or form bodies by JsonRequestTransformerListener. */
+  get request(): ParameterBag {
+    return (this._request ??= new ParameterBag());
+  }
+
   get query(): ParameterBag {
     return (this._query ??= new ParameterBag(parseQuery(this.queryString)));
   }
 
   get cookies(): ParameterBag<string> {
-    return (this._cookies ??= new ParameterBag<string>(parseCookieHeader(this.source.header('cookie'))));
+    return (this._cookies ??= new ParameterBag<string>(parseCookieHeader(this.cookieHeader)));
+  }
+
+  /** The raw Cookie header, read from the host once (several listeners ask before parsing it). */
+  get cookieHeader(): string | null {
+    return this._cookieHeader === undefined ? (this._cookieHeader = this.source.header('cookie')) : this._cookieHeader;
   }
 
   get headers(): HeaderBag {
@@ -189,8 +201,8 @@ export class KernelRequest {
    * Values of one forwarded field from the trusted `Forwarded` and `X-Forwarded-*` headers. When both
    * are present and disagree, that is a ConflictingHeadersException (Symfony's wording).
    */
-  forwardedValues(field: 'for' | 'host' | 'proto' | 'port'): string[] {
-    if (!this.isFromTrustedProxy) return [];
+  forwardedValues(field: 'for' | 'host' | 'proto' | 'port'): readonly string[] {
+    if (!this.isFromTrustedProxy) return NOTHING_FORWARDED;
     const xName = `x-forwarded-${field}`;
     const x = this.headers.get(xName);
     const xValues = x ? x.split(',').map((v) => v.trim()).filter(Boolean) : [];

@@ -28,7 +28,7 @@ export class RememberMeResponseListener {
     if (action === undefined || action === null) return;
     const response = event.response;
     if (action.action === 'clear') {
-      if (request.source.header('cookie') !== null && request.cookies.has(this.options.cookieName)) {
+      if (request.cookieHeader !== null && request.cookies.has(this.options.cookieName)) {
         response.headers.clearCookie(this.options.cookieName, this.cookieOptions(request));
       }
       return;

@@ -25,14 +25,14 @@ export interface SessionListenerOptions {
 
 /** The id in the request's session cookie when it is well-formed, else null (read only when a Cookie header exists). */
 export function requestedSessionId(request: KernelRequest, cookieName: string): string | null {
-  if (request.source.header('cookie') === null) return null;
+  if (request.cookieHeader === null) return null;
   const id = request.cookies.get(cookieName);
   return typeof id === 'string' && isWellFormedSessionId(id) ? id : null;
 }
 
 /** True when the request carries a session cookie at all (Symfony's hasPreviousSession). */
 export function hasSessionCookie(request: KernelRequest, cookieName: string): boolean {
-  return request.source.header('cookie') !== null && request.cookies.has(cookieName);
+  return request.cookieHeader !== null && request.cookies.has(cookieName);
 }
 
 /**

@@ -80,7 +80,7 @@ export class Authenticator {
 
   /** The request carries the session cookie or the remember-me cookie (cookies parsed only when a Cookie header exists). */
   private hasCredentialCookie(request: KernelRequest): boolean {
-    if (request.source.header('cookie') === null) return false;
+    if (request.cookieHeader === null) return false;
     const cookies = request.cookies;
     return cookies.has(this.options.sessionCookieName) || cookies.has(this.options.rememberMeCookieName);
   }

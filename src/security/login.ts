@@ -68,7 +68,7 @@ export function logIn(request: KernelRequest, credentials: LoginCredentials): Me
  * remember-me cookie is cleared, and the rest of this request is anonymous.
  */
 export function logOut(request: KernelRequest): void {
-  if (request.hasSession() && (request.sessionIfCreated !== null || request.source.header('cookie') !== null)) {
+  if (request.hasSession() && (request.sessionIfCreated !== null || request.cookieHeader !== null)) {
     request.getSession().invalidate();
   }
   const attributes = request.attributes;
