@@ -56,19 +56,41 @@ export function splitUrl(url: string): { scheme: 'http' | 'https'; authority: st
 }
 
 export function fetchSource(request: Request, info?: ConnectionInfo): RequestSource {
-  const { scheme, authority, target } = splitUrl(request.url);
-  const headers = request.headers;
-  return {
-    method: request.method,
-    target: info?.rawTarget ?? target,
-    scheme,
-    fallbackHost: authority,
-    remoteAddress: info?.remoteAddress ?? '',
-    protocol: info?.protocol ?? 'HTTP/1.1',
-    header: (name) => headers.get(name),
-    headers: () => headers,
-    body: () => request.body,
-  };
+  return new FetchSource(request, info);
+}
+
+/** A RequestSource over a Fetch Request: one object per request, headers read through on demand. */
+class FetchSource implements RequestSource {
+  readonly method: string;
+  readonly target: string;
+  readonly scheme: 'http' | 'https';
+  readonly fallbackHost: string;
+  readonly remoteAddress: string;
+  readonly protocol: string;
+  private readonly request: Request;
+  private readonly fetchHeaders: Headers;
+
+  constructor(request: Request, info: ConnectionInfo | undefined) {
+    const { scheme, authority, target } = splitUrl(request.url);
+    this.request = request;
+    this.fetchHeaders = request.headers;
+    this.method = request.method;
+    this.target = info?.rawTarget ?? target;
+    this.scheme = scheme;
+    this.fallbackHost = authority;
+    this.remoteAddress = info?.remoteAddress ?? '';
+    this.protocol = info?.protocol ?? 'HTTP/1.1';
+  }
+
+  header(name: string): string | null {
+    return this.fetchHeaders.get(name);
+  }
+  headers(): Iterable<[string, string]> {
+    return this.fetchHeaders;
+  }
+  body(): ReadableStream<Uint8Array> | null {
+    return this.request.body;
+  }
 }
 
 /** A body stream read whole, or null (reading stopped, the stream cancelled) once it passes `limit` bytes. */
