@@ -10,7 +10,7 @@
 //   BENCH_DURATION=5       seconds of wrk per (round, route, server)
 //   BENCH_WARMUP=2         seconds of mixed-route warm-up per server
 //   BENCH_CONNECTIONS=50   wrk keep-alive connections (1 wrk thread)
-//   BENCH_SERVERS=a,b      subset/extra servers (default: node-http,irms-prod,irms-debug,hono,fastify,deno-plain,irms-deno;
+//   BENCH_SERVERS=a,b      subset/extra servers (default: node-http,irms-prod,irms-debug,hono,fastify,deno-plain,irms-deno,floor-node,floor-deno;
 //                          also available: fetch-node = plain fetch handler on @hono/node-server)
 //   BENCH_PARTS=http,inprocess,deno,memory   which parts to run (default: all)
 //   BENCH_SERVER_CPU=0 BENCH_LOAD_CPU=1      cores for taskset
@@ -71,8 +71,10 @@ const SERVERS = {
   'fetch-node': { cmd: [NODE, 'bench/servers/fetch-node.mjs'], what: 'plain fetch handler on @hono/node-server (adapter cost alone)' },
   'deno-plain': { cmd: denoRun('bench/servers/deno-plain.mjs'), deno: true, what: 'plain fetch handler on Deno.serve (the ceiling on Deno)' },
   'irms-deno': { cmd: denoRun('bench/servers/irms-deno.mjs'), deno: true, irms: true, what: 'irms-web, prod, app.fetch on Deno.serve' },
+  'floor-node': { cmd: [NODE, 'bench/servers/floor-node.mjs'], irms: true, what: "irms-web's Node adapter replaying irms-prod's exact answers with no kernel (the most irms-prod can reach)" },
+  'floor-deno': { cmd: denoRun('bench/servers/floor-deno.mjs'), deno: true, irms: true, what: "Deno.serve replaying irms-deno's exact answers with no kernel (the most irms-deno can reach)" },
 };
-const DEFAULT_SERVERS = ['node-http', 'irms-prod', 'irms-debug', 'hono', 'fastify', 'deno-plain', 'irms-deno'];
+const DEFAULT_SERVERS = ['node-http', 'irms-prod', 'irms-debug', 'hono', 'fastify', 'deno-plain', 'irms-deno', 'floor-node', 'floor-deno'];
 
 const log = (...a) => console.log(...a);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -486,6 +488,9 @@ function summarizeHttp(raw, servers, skipped) {
     ratioIrmsDenoToDenoPlain: ratio('irms-deno', 'deno-plain'),
     costRatioIrmsDenoToDenoPlain: costRatio('irms-deno', 'deno-plain'),
     ratioIrmsDebugToIrmsProd: ratio('irms-debug', 'irms-prod'),
+    ratioFloorDenoToDenoPlain: ratio('floor-deno', 'deno-plain'),
+    ratioIrmsProdToFloorNode: ratio('irms-prod', 'floor-node'),
+    ratioIrmsDenoToFloorDeno: ratio('irms-deno', 'floor-deno'),
     raw,
   };
 }
@@ -502,6 +507,10 @@ export function httpTables(http) {
   const extra = [];
   if (http.ratioIrmsDenoToDenoPlain) extra.push(['irms-deno ÷ deno-plain', ...rn.map((r) => fmt(http.ratioIrmsDenoToDenoPlain[r])), `**${fmt(http.ratioIrmsDenoToDenoPlain.geomean)}**`]);
   if (http.ratioIrmsDebugToIrmsProd) extra.push(['irms-debug ÷ irms-prod', ...rn.map((r) => fmt(http.ratioIrmsDebugToIrmsProd[r])), `**${fmt(http.ratioIrmsDebugToIrmsProd.geomean)}**`]);
+  // The floors: irms-web's own answers replayed without a kernel; what is left of each gap is the kernel's.
+  for (const [key, label] of [['ratioFloorDenoToDenoPlain', 'floor-deno ÷ deno-plain (best irms-deno can reach)'], ['ratioIrmsProdToFloorNode', 'irms-prod ÷ floor-node (kernel share on Node)'], ['ratioIrmsDenoToFloorDeno', 'irms-deno ÷ floor-deno (kernel share on Deno)']]) {
+    if (http[key]) extra.push([label, ...rn.map((r) => fmt(http[key][r])), `**${fmt(http[key].geomean)}**`]);
+  }
   if (extra.length) {
     out.push('\n#### Other ratios (median req/s)\n');
     out.push(mdTable(['ratio', ...rn, 'geo-mean'], extra));
