@@ -4,15 +4,25 @@ import { statusText } from '../http/status.ts';
 import { headersOf, statusOf } from '../kernel/exceptions.ts';
 import { buildErrorPageModel, messageOf, safeClassName } from './error-page/model.ts';
 import { escapeHtml } from './error-page/escape.ts';
-import { renderDebugPage } from './error-page/page.ts';
+import { renderDebugPageParts } from './error-page/page.ts';
+import { splitBody } from './toolbar/body-parts.ts';
 import { errorFrames } from './stack.ts';
 
 const esc = escapeHtml;
 
 /** rawurlencode: everything but A-Z a-z 0-9 - _ . ~ is percent-encoded, so any character is header-safe. */
 export function rawUrlEncode(s: string): string {
-  return encodeURIComponent(s.replace(/[\uD800-\uDFFF]/g, (c, i, all) => (isPaired(all, i) ? c : '\uFFFD'))).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+  // Each replace only when there is something to replace: every debug error response encodes its message.
+  const wellFormed = SURROGATE.test(s) ? s.replace(SURROGATES, (c, i, all) => (isPaired(all, i) ? c : '\uFFFD')) : s;
+  const encoded = encodeURIComponent(wellFormed);
+  return KEPT_BY_ENCODE.test(encoded) ? encoded.replace(KEPT_BY_ENCODES, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()) : encoded;
 }
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+const SURROGATES = /[\uD800-\uDFFF]/g;
+/** What encodeURIComponent leaves as it is and rawurlencode does not. */
+const KEPT_BY_ENCODE = /[!'()*]/;
+const KEPT_BY_ENCODES = /[!'()*]/g;
 
 function isPaired(s: string, i: number): boolean {
   const c = s.charCodeAt(i);
@@ -42,8 +52,13 @@ export function renderError(error: Error, request: KernelRequest, debug: boolean
   if (prefersJson(request)) {
     response = new HttpResponse(problemJson(error, status, text, debug), status);
     response.headers.set('content-type', 'application/problem+json');
+  } else if (debug) {
+    response = new HttpResponse('', status);
+    const page = debugPage(error, request, status, text);
+    response.body = typeof page === 'string' ? page : splitBody(response, page.head, page.tail);
+    response.headers.set('content-type', 'text/html; charset=UTF-8');
   } else {
-    response = new HttpResponse(debug ? debugPage(error, request, status, text) : productionPage(status, text), status);
+    response = new HttpResponse(productionPage(status, text), status);
     response.headers.set('content-type', 'text/html; charset=UTF-8');
   }
   copyExceptionHeaders(error, response);
@@ -102,9 +117,10 @@ function problemJson(error: Error, status: number, text: string, debug: boolean)
   return JSON.stringify(problem);
 }
 
-function debugPage(error: Error, request: KernelRequest, status: number, text: string): string {
+/** The page in two parts around its last `</body>` (where the toolbar goes), or the minimal page. */
+function debugPage(error: Error, request: KernelRequest, status: number, text: string): { head: string; tail: string } | string {
   try {
-    return renderDebugPage(buildErrorPageModel(error, request));
+    return renderDebugPageParts(buildErrorPageModel(error, request));
   } catch (failure) {
     return minimalDebugPage(error, status, text, failure);
   }

@@ -88,9 +88,37 @@ function frameLines(stack: string): string | null {
   return null;
 }
 
+/**
+ * The last stacks looked up, compared before the map: a map lookup hashes the whole stack (a few KB
+ * for a 50-frame trace, several µs), a comparison with an equal stack is a memory compare.
+ */
+const recentStacks: { root: string; lines: string; entry: StackEntry }[] = [];
+const RECENT_STACKS = 4;
+
+function recentStack(lines: string, root: string): StackEntry | undefined {
+  for (let i = 0; i < recentStacks.length; i++) {
+    const r = recentStacks[i]!;
+    if (r.lines === lines && r.root === root) return r.entry;
+  }
+  return undefined;
+}
+
+function rememberRecent(lines: string, root: string, entry: StackEntry): void {
+  if (recentStacks.length >= RECENT_STACKS) recentStacks.pop();
+  recentStacks.unshift({ root, lines, entry });
+}
+
 function stackEntry(stack: string, root: string): StackEntry {
   const lines = stack.length <= MAX_CACHED_STACK_CHARS ? frameLines(stack) : null;
   if (lines === null) return { frames: parseStack(stack).map((f) => resolveFrame(f, root)), from: [] };
+  const recent = recentStack(lines, root);
+  if (recent !== undefined) return recent;
+  const entry = mappedStackEntry(lines, root);
+  rememberRecent(lines, root, entry);
+  return entry;
+}
+
+function mappedStackEntry(lines: string, root: string): StackEntry {
   let perRoot = stacks.get(root);
   const hit = perRoot?.get(lines);
   if (hit !== undefined) return hit;
@@ -147,6 +175,7 @@ export function clearFrameCache(): void {
   resolved.clear();
   stacks.clear();
   stackCount = 0;
+  recentStacks.length = 0;
 }
 
 /** One frame through source maps (when it points at generated JavaScript the host left unmapped). */

@@ -195,40 +195,54 @@ export class HttpKernel {
     return undefined;
   }
 
-  /** Debug dispatch: the same, and every call traced and logged on the `event` channel once it is over. */
+  /**
+   * Debug dispatch: the same, and every call traced and logged on the `event` channel once it is over.
+   * One clock read per call: the end of a call starts the next one unless an `event` line was
+   * written in between (traced() then reads the clock again).
+   */
   private dispatchTraced<H extends HookName>(hook: H, event: EventOf[H], stopOnResponse = false, listeners = this.hooks[hook] as Listener<H>[], from = 0): Pending {
+    // Fixed for the request: its logger's stream level and whether it keeps records.
+    const logs = event.request.logger.wouldLog('debug', 'event');
+    let start = now();
     for (let i = from; i < listeners.length; i++) {
       const listener = listeners[i];
-      const start = now();
       let pending: void | Promise<void> = undefined;
+      let next = start;
       try {
         pending = listener.call(event);
       } finally {
-        if (pending === undefined) traced(event, hook, listener, start);
+        if (pending === undefined) next = traced(event, hook, listener, start, logs);
       }
       if (pending !== undefined) {
         return pending.then(
           () => {
-            traced(event, hook, listener, start);
+            traced(event, hook, listener, start, logs);
             return stopOnResponse && stopsTraced(event, hook, listener, i, listeners.length) ? undefined : this.dispatchTraced(hook, event, stopOnResponse, listeners, i + 1);
           },
           (error: unknown) => {
-            traced(event, hook, listener, start);
+            traced(event, hook, listener, start, logs);
             throw error;
           },
         );
       }
       if (stopOnResponse && stopsTraced(event, hook, listener, i, listeners.length)) break;
+      start = next;
     }
     return undefined;
   }
 }
 
-/** Records a finished listener call: the trace (profiler) and the `event` log channel. */
-function traced<H extends HookName>(event: EventOf[H], hook: H, listener: Listener<H>, start: number): void {
+/**
+ * Records a finished listener call: the trace (profiler) and, when `logs`, the `event` log channel.
+ * Returns when the bookkeeping ended: the call's end, or a new clock read when a line was logged.
+ */
+function traced<H extends HookName>(event: EventOf[H], hook: H, listener: Listener<H>, start: number, logs: boolean): number {
+  const end = now();
   const request = event.request;
-  request.trace?.push({ hook, listener: listener.id, role: listener.role, startMs: start - request.startTime, durationMs: now() - start });
+  request.trace?.push({ hook, listener: listener.id, role: listener.role, startMs: start - request.startTime, durationMs: end - start });
+  if (!logs) return end;
   request.logger.debug('event', 'Notified event "{event}" to listener "{listener}".', { event: hook, listener: listener.id });
+  return now();
 }
 
 /** `stops()`, logging Symfony's "stopped propagation" line when an answer skips later listeners (a failure does not). */

@@ -1,3 +1,4 @@
+import { isoString } from '../debug/error-page/iso-date.ts';
 import { throwSite } from '../debug/stack.ts';
 import { classNameOf } from '../kernel/exceptions.ts';
 import { interpolate, type LogRecord } from './record.ts';
@@ -40,9 +41,18 @@ function describeError(error: Error): string {
 }
 
 /** Monolog's datetime shape: 2026-11-22T10:11:12.123456+00:00. */
-function monologDate(d: Date): string {
-  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000+00:00');
+export function monologDate(d: Date): string {
+  const iso = isoString(d);
+  if (iso !== lastIso) {
+    lastMonolog = iso.replace(/\.(\d{3})Z$/, '.$1000+00:00');
+    lastIso = iso;
+  }
+  return lastMonolog;
 }
+
+/** The last date written: the records of a request share their millisecond more often than not. */
+let lastIso = '';
+let lastMonolog = '';
 
 export function formatRecord(record: LogRecord, format: LogFormat): string {
   const context = contextToJson(record.context);

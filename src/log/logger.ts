@@ -73,9 +73,19 @@ export class Logger {
     return this.records !== null || this.stream.accepts(LEVELS[level]);
   }
 
+  /** Whether a record of this level and channel would be kept or written (hot callers skip building its context). */
+  wouldLog(levelName: LevelName, channel: string): boolean {
+    return this.keeps(channel) || this.stream.accepts(LEVELS[levelName]);
+  }
+
+  /** `event` records (one per listener call) are never kept: the profile has the listener trace. */
+  private keeps(channel: string): boolean {
+    return this.records !== null && channel !== 'event';
+  }
+
   log(levelName: LevelName, channel: string, message: string, context: Record<string, unknown> = {}): void {
     const level = LEVELS[levelName];
-    const keep = this.records !== null && channel !== 'event';
+    const keep = this.keeps(channel);
     if (!keep && !this.stream.accepts(level)) return;
     const record: LogRecord = { datetime: new Date(), channel, level, levelName, message, context, extra: this.extra() };
     if (keep) {

@@ -9,14 +9,14 @@ import { IpMatcher } from '../../src/http/ip.ts';
 import { LogStream } from '../../src/log/logger.ts';
 import { BadRequestHttpException, MethodNotAllowedHttpException, NonErrorThrown, SuspiciousOperationException } from '../../src/kernel/exceptions.ts';
 
-function makeRequest(debug = true, lines: string[] = []): KernelRequest {
+function makeRequest(debug = true, lines: string[] = [], logStream = new LogStream((l) => lines.push(l), 'debug', 'json')): KernelRequest {
   return new KernelRequest(fetchSource(new Request('http://localhost/x')), {
     trustedProxies: new IpMatcher([]),
     trustedHosts: [],
     bodyLimit: 1024,
     httpMethodOverride: true,
     defaultLocale: 'en',
-    logStream: new LogStream((l) => lines.push(l), 'debug', 'json'),
+    logStream,
     debug,
   });
 }
@@ -206,6 +206,28 @@ test('debug mode traces every listener call and logs it on the event channel', a
   assert.deepEqual(events.map((r) => r.message), ['Notified event "kernel.request" to listener "Test::route".', 'Notified event "kernel.response" to listener "R::one".']);
   assert.equal(events[0].level_name, 'DEBUG');
   assert.equal(request.logRecords.length, 0, 'event records are not kept in the request\'s log buffer');
+});
+
+test('debug trace: a call starts where the one before ended, or after the event line logged in between', async () => {
+  const busy = (ms: number) => () => {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+  };
+  for (const level of ['debug', 'warning'] as const) {
+    const slowSink = busy(2);
+    const request = makeRequest(true, [], new LogStream(slowSink, level, 'json'));
+    const t = withController(emptyHookTable(), () => HttpResponse.text('ok'));
+    for (const name of ['A', 'B', 'C']) t['kernel.response'].push(listener(`R::${name}`, 'busy', busy(3)));
+    await new HttpKernel(t, true).handle(request);
+    const calls = request.trace!.filter((c) => c.hook === 'kernel.response');
+    assert.equal(calls.length, 3, level);
+    for (const c of calls) assert.ok(c.durationMs >= 3, `${level}: ${c.listener} lasted ${c.durationMs} ms`);
+    for (let i = 1; i < calls.length; i++) {
+      const gap = calls[i]!.startMs - (calls[i - 1]!.startMs + calls[i - 1]!.durationMs);
+      // A 2 ms log write between two calls belongs to neither.
+      assert.ok(level === 'debug' ? gap >= 2 : Math.abs(gap) < 1e-6, `${level}: gap ${gap} ms before ${calls[i]!.listener}`);
+    }
+  }
 });
 
 test('production mode keeps no trace', async () => {

@@ -67,3 +67,44 @@ test('non-debug mode collects nothing', async () => {
   await send(app, '/members/7');
   assert.deepEqual(collected(), {});
 });
+
+test('the collected response headers are the response\'s headers as an object, every header kept, cookie values masked', async () => {
+  const many: RouteDefinition[] = [
+    {
+      name: 'h',
+      path: '/h',
+      controller: () => {
+        const r = HttpResponse.text('h', 200, { 'x-b': '2', 'x-a': '1' });
+        r.headers.append('x-a', 'again');
+        r.headers.set('__proto__', 'own');
+        r.headers.setCookie('one', 'secret-1');
+        r.headers.setCookie('two', 'secret-2');
+        return r;
+      },
+    },
+  ];
+  let seen: Record<string, any> | null = null;
+  let expected: Record<string, unknown> | null = null;
+  const { app } = testApp({
+    routes: many,
+    listeners: [
+      {
+        hook: 'kernel.finish_request',
+        listener: listener('Test::capture', 'capture', (e) => {
+          seen = e.request.collected.request as Record<string, any>;
+          expected = (e.request.attributes.get('_test_headers') as () => Record<string, unknown>)();
+        }),
+      },
+      { hook: 'kernel.response', listener: listener<'kernel.response'>('Test::snapshot', 'snapshot', (e) => void e.request.attributes.set('_test_headers', () => e.response.headers.toObject())) },
+    ],
+  });
+  await send(app, '/h');
+  const headers = seen!.responseHeaders as Record<string, unknown>;
+  assert.ok(Object.hasOwn(headers, '__proto__'));
+  const all = expected! as Record<string, unknown>;
+  // Later kernel.response listeners add the debug headers: the collector saw the others, in order.
+  assert.deepEqual(Object.keys(headers), Object.keys(all).filter((k) => Object.hasOwn(headers, k)));
+  for (const key of ['x-b', 'x-a', 'content-type', '__proto__', 'cache-control']) assert.equal(headers[key], all[key], key);
+  assert.equal(headers['x-a'], '1, again');
+  assert.deepEqual(headers['set-cookie'], ['one=***; path=/; httponly', 'two=***; path=/; httponly']);
+});

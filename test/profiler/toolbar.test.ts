@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { addCspNonce, lastBodyClose } from '../../src/debug/toolbar/toolbar.ts';
 import { fetchSource } from '../../src/http/source.ts';
-import { createApp } from '../../src/index.ts';
+import { createApp, listener, type ListenerRegistration } from '../../src/index.ts';
 import { fixtureRoutes, get, ORIGIN, profiledApp, profileOf } from './support.ts';
 
 const MARK = 'id="irms-wdt-';
@@ -40,6 +40,28 @@ describe('toolbar injection', () => {
       assert.ok([404, 500].includes(r.status));
       assert.ok((await r.text()).includes(`${MARK}${r.headers.get('x-debug-token')}"`), path);
     }
+  });
+
+  test('error pages: the toolbar lands right before the last </body>, as a search would place it', async () => {
+    const app = profiledApp({ routes: fixtureRoutes() });
+    for (const path of ['/nope', '/boom']) {
+      const r = await get(app, path);
+      const body = await r.text();
+      const start = body.indexOf(`\n<div id="irms-wdt-${r.headers.get('x-debug-token')}"`);
+      const end = body.lastIndexOf('</body>');
+      assert.ok(start > 0 && end > start, path);
+      const page = body.slice(0, start) + body.slice(end);
+      assert.equal(lastBodyClose(page), start, path);
+    }
+  });
+
+  test('an error page changed after it was rendered is searched for its last </body>', async () => {
+    const append = listener<'kernel.response'>('Test::append', 'append', (event) => {
+      if (typeof event.response.body === 'string') event.response.body += '<p>after</p></body>';
+    });
+    const app = profiledApp({ routes: fixtureRoutes(), listeners: [{ hook: 'kernel.response', listener: append, placement: { index: 0 } } as ListenerRegistration] });
+    const body = await (await get(app, '/nope')).text();
+    assert.match(body, /<!-- No route found for [^\n]* -->\n<p>after<\/p>\n<div id="irms-wdt-[\s\S]*<\/script>\n<\/body>$/);
   });
 
   test('the last </body> wins, whatever its case', async () => {

@@ -53,10 +53,23 @@ export function codeExcerpt(file: string, line: number, fallbackContent: string 
   const out: ExcerptLine[] = [];
   for (let n = from; n <= to; n++) {
     const raw = lines[n - 1];
-    out.push({ number: n, text: raw.length > MAX_LINE_CHARS ? raw.slice(0, MAX_LINE_CHARS) + '…' : raw, current: n === line });
+    out.push({ number: n, text: raw.length > MAX_LINE_CHARS ? raw.slice(0, MAX_LINE_CHARS) + '…' : latin1Copy(raw), current: n === line });
   }
   return out;
 }
+
+/**
+ * The same line, stored one byte per character when it fits. A line cut from a file with any
+ * character beyond U+00FF (a dash in a comment) is stored two bytes per character like the whole
+ * file, and one such line makes the whole error page, 50 KB, two bytes per character: twice the
+ * copying and a slower UTF-8 encoding on every write. A string JSON.parse makes from a line is
+ * stored in the smallest form.
+ */
+function latin1Copy(line: string): string {
+  return BEYOND_LATIN1.test(line) ? line : (JSON.parse(JSON.stringify(line)) as string);
+}
+
+const BEYOND_LATIN1 = /[^\x00-\xff]/;
 
 function fileUrlToPath(url: string): string {
   try {

@@ -21,12 +21,21 @@ const FAVICON = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www
 const FAVICON_ATTR = esc(FAVICON);
 
 export function renderDebugPage(model: ErrorPageModel): string {
+  const { head, tail } = renderDebugPageParts(model);
+  return head + tail;
+}
+
+/**
+ * The page in two parts: `tail` starts with the page's last `</body>` (the headline after it is
+ * escaped, so it has none), where the debug toolbar goes.
+ */
+export function renderDebugPageParts(model: ErrorPageModel): { head: string; tail: string } {
   const main = model.chain[0] ?? { class: 'Error', message: '', frames: [], properties: null, thrown: null, errors: [] };
   const headline = `${esc(main.message)} (${model.status} ${esc(model.statusText)})`;
   const n = model.chain.length;
   const errorLogs = model.logs.filter((l) => l.level >= LEVELS.error).length;
 
-  return `<!-- ${headline} -->
+  const head = `<!-- ${headline} -->
 <!DOCTYPE html>
 <html lang="en" class="no-js">
 <head>
@@ -65,10 +74,11 @@ ${tracesPanel(model)}
 </main>
 <footer class="container">This page is shown because debug mode is on (APP_DEBUG=1). Never enable it on a server others can reach.</footer>
 <script>${BODY_SCRIPT}</script>
-</body>
+`;
+  return { head, tail: `</body>
 </html>
 <!-- ${headline} -->
-`;
+` };
 }
 
 function summary(model: ErrorPageModel, main: ExceptionView): string {

@@ -9,6 +9,7 @@ import { statusText } from '../../http/status.ts';
 import { classNameOf, exceptionChain, statusOf } from '../../kernel/exceptions.ts';
 import type { Listener, ListenerCall } from '../../kernel/hooks.ts';
 import { HOOKS, type HookName } from '../../kernel/events.ts';
+import { LEVELS } from '../../log/levels.ts';
 import { interpolate } from '../../log/record.ts';
 import { defineOwn } from '../../security/mask.ts';
 import { isoString, isoStringOf } from '../error-page/iso-date.ts';
@@ -27,10 +28,12 @@ import {
   MASK,
 } from './mask.ts';
 import { summaryOf, type Profile, type ProfiledException, type ProfiledLogRecord } from './profile.ts';
+import { forgetProfileJson, headJson as headText, tailJson as tailText } from './profile-json.ts';
 import {
   CallList,
   callShape,
   CollectedProfile,
+  msJsonLength,
   notCalledListBytes,
   type CallShape,
   splitProfileBytes,
@@ -116,6 +119,24 @@ function asRecord(value: unknown): Record<string, unknown> | null {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
+/**
+ * The last few stacks that scrubbing left as they were. An error thrown from the same place has the
+ * same stack (every 404 of a URL); comparing it with these is cheaper than scanning it again. Only
+ * unchanged stacks are kept: nothing the masking would hide outlives the request.
+ */
+const cleanStacks: string[] = [];
+const CLEAN_STACKS = 4;
+
+function scrubStack(stack: string): string {
+  for (let i = 0; i < cleanStacks.length; i++) if (cleanStacks[i] === stack) return stack;
+  const scrubbed = scrubText(stack);
+  if (scrubbed === stack) {
+    if (cleanStacks.length >= CLEAN_STACKS) cleanStacks.pop();
+    cleanStacks.unshift(stack);
+  }
+  return scrubbed;
+}
+
 export function profileException(error: Error): ProfiledException | null {
   const chain = exceptionChain(error);
   let previous: ProfiledException | null = null;
@@ -128,7 +149,7 @@ export function profileException(error: Error): ProfiledException | null {
       status: statusOf(e),
       file,
       line,
-      stack: truncate(scrubText(e.stack ?? ''), PROFILE_LIMITS.stack),
+      stack: truncate(scrubStack(e.stack ?? ''), PROFILE_LIMITS.stack),
       previous,
     };
   }
@@ -274,12 +295,16 @@ function listenerCalls(services: AppServices, trace: readonly ListenerCall[] | n
   const sig = signatureOf(index, trace ?? []);
   const n = sig.shapes.length;
   const times: number[] = new Array(2 * n);
+  let timesBytes = 0;
   for (let i = 0; i < n; i++) {
     const c = trace![i]!;
-    times[2 * i] = Math.round(c.startMs * 1000);
-    times[2 * i + 1] = Math.round(c.durationMs * 1000);
+    const start = Math.round(c.startMs * 1000);
+    const duration = Math.round(c.durationMs * 1000);
+    times[2 * i] = start;
+    times[2 * i + 1] = duration;
+    timesBytes += msJsonLength(start) + msJsonLength(duration);
   }
-  return { calls: new CallList(sig.shapes, times, sig.shapesBytes), notCalled: sig.notCalled, notCalledBytes: sig.notCalledBytes };
+  return { calls: new CallList(sig.shapes, times, sig.shapesBytes, timesBytes), notCalled: sig.notCalled, notCalledBytes: sig.notCalledBytes };
 }
 
 function recordDatetime(record: { datetime: Date }): string {
@@ -288,6 +313,13 @@ function recordDatetime(record: { datetime: Date }): string {
   } catch {
     return '';
   }
+}
+
+/** Monolog's upper-case level names, without a new string per record. */
+const LEVEL_NAMES = new Map(Object.keys(LEVELS).map((name) => [name, name.toUpperCase()]));
+
+function levelName(name: string): string {
+  return LEVEL_NAMES.get(name) ?? name.toUpperCase();
 }
 
 function logs(request: KernelRequest): ProfiledLogRecord[] {
@@ -305,13 +337,53 @@ function logs(request: KernelRequest): ProfiledLogRecord[] {
     out[i] = {
       datetime: recordDatetime(r),
       level: r.level,
-      level_name: r.levelName.toUpperCase(),
+      level_name: levelName(r.levelName),
       channel: r.channel,
       message: truncate(scrubText(message), 8192),
       context: sanitize(r.context),
     };
   }
   return out;
+}
+
+/**
+ * The last request headers that masking left as they were, and their masked copy (frozen: the
+ * profiles share it). A client sends the same headers request after request. Headers that masking
+ * changes (cookies, credentials) are never remembered: nothing secret is kept past the request.
+ */
+let lastPlainHeaders: string[] = [];
+let lastMaskedHeaders: Readonly<Record<string, string>> | null = null;
+
+function requestHeaders(request: KernelRequest): Record<string, string> {
+  const raw = attempt(() => request.headers.all(), EMPTY_RECORD as Record<string, string>);
+  const flat: string[] = [];
+  for (const name in raw) flat.push(name, raw[name]!);
+  if (lastMaskedHeaders !== null && sameStrings(flat, lastPlainHeaders)) return lastMaskedHeaders;
+  const masked = maskHeaderRecord(raw, PROFILE_LIMITS.headers, PROFILE_LIMITS.headerValue);
+  if (maskedNothing(flat, masked)) {
+    lastPlainHeaders = flat;
+    lastMaskedHeaders = Object.freeze(masked);
+  }
+  return masked;
+}
+
+/** The raw request headers remembered, as name, value, name, value... (tests). */
+export function rememberedRequestHeaders(): readonly string[] {
+  return lastMaskedHeaders === null ? [] : lastPlainHeaders;
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Whether the masked headers are the raw ones (name, value, name, value...), the same and in the same order. */
+function maskedNothing(flat: readonly string[], masked: Record<string, string>): boolean {
+  const names = Object.keys(masked);
+  if (names.length * 2 !== flat.length) return false;
+  for (let i = 0; i < names.length; i++) if (names[i] !== flat[2 * i] || masked[names[i]!] !== flat[2 * i + 1]) return false;
+  return true;
 }
 
 const NO_CONTENT = { content: null, length: 0, truncated: false } as const;
@@ -428,7 +500,7 @@ function build(services: AppServices, request: KernelRequest, response: HttpResp
       query: attempt(() => sanitizeBag(request.query), {}),
       body: attempt(() => sanitizeBag(request.request), {}),
       attributes: sanitizeFields(bag.keys(), shownAttribute),
-      headers: maskHeaderRecord(attempt(() => request.headers.all(), EMPTY_RECORD as Record<string, string>), PROFILE_LIMITS.headers, PROFILE_LIMITS.headerValue),
+      headers: requestHeaders(request),
       cookies: attempt(() => request.cookies.keys(), [] as string[]).slice(0, 100).map((name) => ({ name: truncate(name, 256), value: MASK })),
       contentType: request.contentType,
       content: content.content,
@@ -460,8 +532,9 @@ function build(services: AppServices, request: KernelRequest, response: HttpResp
 }
 
 /**
- * Serializes a profile once and keeps it under PROFILE_LIMITS.profileBytes by dropping its largest
- * optional parts (re-serializing only then).
+ * Serializes a profile once (reusing the JSON of parts equal to the last profile's, profile-json.ts)
+ * and keeps it under PROFILE_LIMITS.profileBytes by dropping its largest optional parts
+ * (re-serializing only then, with plain JSON.stringify).
  */
 function bound(head: ProfileHead, listeners: { calls: CallList; notCalled: NotCalledEntry[]; notCalledBytes: number }, tail: ProfileTail): CollectedProfile {
   let calls = listeners.calls;
@@ -470,13 +543,13 @@ function bound(head: ProfileHead, listeners: { calls: CallList; notCalled: NotCa
   let tailJson = '';
   let headBytes = 0;
   let tailBytes = 0;
-  const serialize = (part: 'head' | 'tail' | 'both') => {
+  const serialize = (part: 'head' | 'tail' | 'both', remembered = false) => {
     if (part !== 'tail') {
-      headJson = JSON.stringify(head);
+      headJson = remembered ? headText(head) : JSON.stringify(head);
       headBytes = utf8Length(headJson);
     }
     if (part !== 'head') {
-      tailJson = JSON.stringify(tail);
+      tailJson = remembered ? tailText(tail) : JSON.stringify(tail);
       tailBytes = utf8Length(tailJson);
     }
   };
@@ -493,8 +566,10 @@ function bound(head: ProfileHead, listeners: { calls: CallList; notCalled: NotCa
       notCalledBytes,
       tailBytes,
     );
-  serialize('both');
+  serialize('both', true);
   if (fits()) return done();
+  // Cutting edits parts that the JSON memos may hold: they forget them first.
+  forgetProfileJson();
   if (head.request.content) {
     head.request.content = null;
     head.request.contentTruncated = true;

@@ -165,15 +165,23 @@ export class CallList {
   /** JSON size of the calls as an array. */
   readonly bytes: number;
 
-  /** `shapesBytes`: what `shapes` add to the JSON size (brackets, commas, shapes), as `shapesBytes()` says. */
+  /**
+   * `shapesBytes`: what `shapes` add to the JSON size (brackets, commas, shapes), as `shapesBytes()` says;
+   * `timesBytes`: what the times add, the sum of their `msJsonLength()` (when the caller summed them already).
+   */
   constructor(
     readonly shapes: readonly CallShape[],
     readonly times: readonly number[],
     shapesBytes: number = CallList.shapesBytes(shapes),
+    timesBytes: number = CallList.timesBytes(times),
   ) {
-    let bytes = shapesBytes;
-    for (let i = 0; i < times.length; i++) bytes += msJsonLength(times[i]!);
-    this.bytes = bytes;
+    this.bytes = shapesBytes + timesBytes;
+  }
+
+  static timesBytes(times: readonly number[]): number {
+    let n = 0;
+    for (let i = 0; i < times.length; i++) n += msJsonLength(times[i]!);
+    return n;
   }
 
   static shapesBytes(shapes: readonly CallShape[]): number {

@@ -6,6 +6,7 @@ import { listener } from '../../kernel/hooks.ts';
 import { isToken } from '../profiler/profile.ts';
 import { profileLink, tokenUrl } from '../profiler/profiler-listener.ts';
 import { utf8Length } from '../profiler/stored.ts';
+import { bodyParts } from './body-parts.ts';
 import { addCspNonce, lastBodyClose, lastBodyCloseBytes, randomNonce, toolbarSnippet, type ToolbarUrls } from './toolbar.ts';
 
 /** Why the toolbar is not injected into a response, or null when it is (exported for tests and docs). */
@@ -75,7 +76,8 @@ export class WebDebugToolbarListener {
 
   private inject(response: HttpResponse, token: string): void {
     const body = response.body as string | Uint8Array;
-    const at = typeof body === 'string' ? lastBodyClose(body) : lastBodyCloseBytes(body);
+    const parts = bodyParts(response, body);
+    const at = parts !== null ? parts.head.length : typeof body === 'string' ? lastBodyClose(body) : lastBodyCloseBytes(body);
     if (at < 0) return;
     let nonce: string | null = null;
     const csp = response.headers.get('content-security-policy');
@@ -85,7 +87,7 @@ export class WebDebugToolbarListener {
     }
     const snippet = `\n${toolbarSnippet(token, this.urls(), nonce)}\n`;
     if (typeof body === 'string') {
-      response.body = body.slice(0, at) + snippet + body.slice(at);
+      response.body = parts !== null ? parts.head + snippet + parts.tail : body.slice(0, at) + snippet + body.slice(at);
       if (response.headers.has('content-length')) response.headers.set('content-length', String(utf8Length(response.body)));
     } else {
       const inserted = new TextEncoder().encode(snippet);
