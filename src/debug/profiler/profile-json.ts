@@ -41,6 +41,12 @@ class Writer {
     this.text += NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
   }
 
+  /** `"name":` and the value, after a comma unless it is the object's first property. */
+  field(name: string, value: unknown, first = false): void {
+    this.text += first ? `"${name}":` : `,"${name}":`;
+    this.value(value);
+  }
+
   /** `JSON.stringify(v)` as an object property's value. */
   value(v: unknown): void {
     switch (typeof v) {
@@ -267,20 +273,13 @@ class IdentityMemo {
   private remember(head: Identity): void {
     this.last = null;
     const w = new Writer();
-    w.raw('"ip":');
-    w.value(head.ip);
-    w.raw(',"method":');
-    w.value(head.method);
-    w.raw(',"url":');
-    w.value(head.url);
-    w.raw(',"status":');
-    w.value(head.status);
-    w.raw(',"statusText":');
-    w.value(head.statusText);
-    w.raw(',"route":');
-    w.value(head.route);
-    w.raw(',"controller":');
-    w.value(head.controller);
+    w.field('ip', head.ip, true);
+    w.field('method', head.method);
+    w.field('url', head.url);
+    w.field('status', head.status);
+    w.field('statusText', head.statusText);
+    w.field('route', head.route);
+    w.field('controller', head.controller);
     this.json = w.text;
     const { ip, method, url, status, statusText, route, controller } = head;
     this.last = { ip, method, url, status, statusText, route, controller };
@@ -315,24 +314,17 @@ export function forgetProfileJson(): void {
 export function headJson(head: ProfileHead): string {
   try {
     const w = new Writer();
-    w.raw('{"token":');
-    w.value(head.token);
-    w.raw(',"parent":');
-    w.value(head.parent);
-    w.raw(',"children":');
-    w.value(head.children);
-    w.raw(',"time":');
-    w.value(head.time);
-    w.raw(',"datetime":');
-    w.value(head.datetime);
+    w.raw('{');
+    w.field('token', head.token, true);
+    w.field('parent', head.parent);
+    w.field('children', head.children);
+    w.field('time', head.time);
+    w.field('datetime', head.datetime);
     w.raw(',');
     identityMemo.write(w, head);
-    w.raw(',"durationMs":');
-    w.value(head.durationMs);
-    w.raw(',"totalMs":');
-    w.value(head.totalMs);
-    w.raw(',"memory":');
-    w.value(head.memory);
+    w.field('durationMs', head.durationMs);
+    w.field('totalMs', head.totalMs);
+    w.field('memory', head.memory);
     w.raw(',"request":');
     w.raw(requestMemo.json(head.request));
     w.raw(',"response":');
@@ -358,8 +350,7 @@ function writeResponse(w: Writer, response: ProfileHead['response']): void {
   responseHeadersMemo.write(w, response.headers);
   w.raw(',"cookies":');
   w.raw(responseCookiesMemo.json(response.cookies));
-  w.raw(',"contentType":');
-  w.value(response.contentType);
+  w.field('contentType', response.contentType);
   w.raw('}');
 }
 
@@ -369,14 +360,12 @@ export function tailJson(tail: ProfileTail): string {
     const w = new Writer();
     w.raw('{"logs":');
     writeLogs(w, tail.logs);
-    w.raw(',"droppedLogs":');
-    w.value(tail.droppedLogs);
+    w.field('droppedLogs', tail.droppedLogs);
     w.raw(',"exception":');
     w.raw(exceptionMemo.json(tail.exception));
     w.raw(',"collectors":');
     w.raw(collectorsMemo.json(tail.collectors));
-    w.raw(',"truncated":');
-    w.value(tail.truncated);
+    w.field('truncated', tail.truncated);
     w.raw('}');
     return w.text;
   } catch (error) {
