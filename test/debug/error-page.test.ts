@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import { createApp, HttpResponse, listener, type AppOptions, type KernelRequest, type RouteDefinition } from '../../src/index.ts';
 import { rawUrlEncode, renderError } from '../../src/debug/error-renderer.ts';
 import { NotFoundHttpException } from '../../src/kernel/exceptions.ts';
+import { errorPageRequest } from '../support/request.ts';
 
 const ORIGIN = 'http://127.0.0.1:8000';
 const ROOT = process.cwd();
@@ -111,7 +112,7 @@ describe('debug HTML page', () => {
   });
 
   test('"No log messages" and no badge when the request logged nothing', () => {
-    const response = renderError(new NotFoundHttpException('Nothing here'), fakeRequest(), true);
+    const response = renderError(new NotFoundHttpException('Nothing here'), errorPageRequest(), true);
     const body = response.bodyText() ?? '';
     assert.ok(body.includes('No log messages'));
     assert.match(body, /data-tab="tab-logs"[^>]*>Logs<\/a>/);
@@ -448,7 +449,7 @@ describe('robustness', () => {
   });
 
   test('a renderer failure falls back to a minimal page with the same status', () => {
-    const request = fakeRequest();
+    const request = errorPageRequest();
     Object.defineProperty(request, 'logRecords', { get: () => { throw new Error('records gone'); } });
     const response = renderError(new NotFoundHttpException('<b>nope</b>'), request, true);
     assert.equal(response.status, 404);
@@ -476,16 +477,3 @@ describe('robustness', () => {
   });
 });
 
-/** The little of KernelRequest that renderError reads. */
-function fakeRequest(): KernelRequest {
-  const attributes = new Map<string, unknown>();
-  return {
-    prefersJson: () => false,
-    logRecords: [],
-    logger: { droppedRecords: 0 },
-    method: 'GET',
-    realMethod: 'GET',
-    pathInfo: '/nope',
-    attributes: { get: (k: string) => attributes.get(k) },
-  } as unknown as KernelRequest;
-}

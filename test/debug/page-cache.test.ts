@@ -12,21 +12,10 @@ import { isoString, isoStringOf } from '../../src/debug/error-page/iso-date.ts';
 import { clearExcerptCache } from '../../src/debug/error-page/excerpt.ts';
 import { clearFrameCache, errorFrames, parseStack, resolveFrame, stackOf } from '../../src/debug/stack.ts';
 import { NotFoundHttpException } from '../../src/kernel/exceptions.ts';
-import type { KernelRequest } from '../../src/index.ts';
+import { errorPageRequest } from '../support/request.ts';
 
 const he = createRequire(import.meta.url)('he') as { escape(s: string): string };
 
-function fakeRequest(): KernelRequest {
-  return {
-    prefersJson: () => false,
-    logRecords: [],
-    logger: { droppedRecords: 0 },
-    method: 'GET',
-    realMethod: 'GET',
-    pathInfo: '/nope',
-    attributes: { get: () => undefined },
-  } as unknown as KernelRequest;
-}
 
 /** Errors thrown from one place, with the given messages. */
 function fromOnePlace(messages: string[]): Error[] {
@@ -72,11 +61,11 @@ describe('debug page caches', () => {
     const messages = ['No route found for "GET /a"', 'No route found for "GET /b?x=<i>&y=`1`"', 'third\nmessage'];
     const errors = fromOnePlace(messages);
     clearFrameCache();
-    const warm = errors.map((error) => renderError(error, fakeRequest(), true).bodyText() ?? '');
+    const warm = errors.map((error) => renderError(error, errorPageRequest(), true).bodyText() ?? '');
     for (const [i, error] of errors.entries()) {
       clearFrameCache();
       clearExcerptCache();
-      assert.equal(warm[i], renderError(error, fakeRequest(), true).bodyText() ?? '', `page ${i}`);
+      assert.equal(warm[i], renderError(error, errorPageRequest(), true).bodyText() ?? '', `page ${i}`);
     }
     assert.ok(warm[1]!.includes('&quot;GET /b?x=&lt;i&gt;&amp;y=&#x60;1&#x60;&quot;'));
     assert.ok(warm[0]!.includes('page-cache.test.ts'), 'frames point at this file');
@@ -84,7 +73,7 @@ describe('debug page caches', () => {
 
   test('a stack trace tab equals the plain trace of the frames, escaped', () => {
     const [error] = fromOnePlace(['<trace> & "quotes"']);
-    const body = renderError(error!, fakeRequest(), true).bodyText() ?? '';
+    const body = renderError(error!, errorPageRequest(), true).bodyText() ?? '';
     const pre = /<pre class="stacktrace" id="trace-text-1">([\s\S]*?)<\/pre>/.exec(body)![1]!;
     const lines = errorFrames(error!).map((f) => (f.fn ? `  at ${f.fn} (${f.path}:${f.line}:${f.column})` : `  at ${f.path}:${f.line}:${f.column}`));
     assert.equal(pre, he.escape(['NotFoundHttpException:', '<trace> & "quotes"', '', ...lines].join('\n')));

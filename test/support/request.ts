@@ -45,3 +45,17 @@ export function settings(overrides: Partial<RequestSettings> = {}, lines: string
 export function kernelRequest(init: SourceInit = {}, overrides: Partial<RequestSettings> = {}): KernelRequest {
   return new KernelRequest(source(init), settings(overrides));
 }
+
+/** The little of KernelRequest that renderError reads (error-page tests render without a pipeline). */
+export function errorPageRequest(): KernelRequest {
+  const attributes = new Map<string, unknown>();
+  return {
+    prefersJson: () => false,
+    logRecords: [],
+    logger: { droppedRecords: 0 },
+    method: 'GET',
+    realMethod: 'GET',
+    pathInfo: '/nope',
+    attributes: { get: (k: string) => attributes.get(k) },
+  } as unknown as KernelRequest;
+}
