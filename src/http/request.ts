@@ -33,6 +33,13 @@ const STANDARD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNE
 // Symfony's host pattern, rewritten without nested quantifiers (the original backtracks exponentially in JS).
 const VALID_HOST = /^\[?[a-zA-Z0-9\-:\]_]+(?:\.[a-zA-Z0-9\-:\]_]+)*\.?$/;
 const PORT_SUFFIX = /:\d+$/;
+/**
+ * Host header as sent → its validated, lower-cased host without port. A pure function of the header,
+ * so it is remembered: a service sees a handful of distinct hosts, and the two regular expressions
+ * would otherwise run on every request. Bounded: once full, new hosts are checked each time.
+ */
+const validHosts = new Map<string, string>();
+const VALID_HOSTS_KEPT = 64;
 /** What an untrusted peer forwards: shared, so the common case allocates nothing. */
 const NOTHING_FORWARDED: readonly string[] = Object.freeze([]);
 
@@ -231,10 +238,15 @@ export class KernelRequest {
   getHost(): string {
     if (this._host !== undefined) return this._host;
     if (!this.hostValid) return '';
-    const host = this.rawHost().trim().toLowerCase().replace(PORT_SUFFIX, '');
-    if (host && !VALID_HOST.test(host)) {
-      this.hostValid = false;
-      throw new SuspiciousOperationException(`Invalid Host "${host}".`);
+    const raw = this.rawHost();
+    let host = validHosts.get(raw);
+    if (host === undefined) {
+      host = raw.trim().toLowerCase().replace(PORT_SUFFIX, '');
+      if (host && !VALID_HOST.test(host)) {
+        this.hostValid = false;
+        throw new SuspiciousOperationException(`Invalid Host "${host}".`);
+      }
+      if (validHosts.size < VALID_HOSTS_KEPT) validHosts.set(raw, host);
     }
     const trusted = this.settings.trustedHosts;
     if (trusted.length && !trusted.some((re) => re.test(host))) {

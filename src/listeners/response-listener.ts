@@ -24,6 +24,7 @@ const TEXT_TYPE = /^\s*text\//i;
 const CHARSET = /;\s*charset=/i;
 const EXPLICIT_SCOPE = /\b(?:public|private|s-maxage)\b/i;
 const SECURE_ATTRIBUTE = /;\s*secure\s*(?:;|$)/i;
+const CHECKED_TYPES_KEPT = 64;
 
 /**
  * Symfony's ResponseListener + Response::prepare, for the main request:
@@ -38,7 +39,19 @@ const SECURE_ATTRIBUTE = /;\s*secure\s*(?:;|$)/i;
  *   `Vary: Accept-Language` when the locale came from that header.
  */
 export class ResponseListener {
+  /** Content-Type → whether it is `text/*` without a charset: an app sends a few types, checked once each (bounded). */
+  private readonly lacksCharsetByType = new Map<string, boolean>();
+
   constructor(private readonly charset = 'UTF-8') {}
+
+  private lacksCharset(type: string): boolean {
+    let lacks = this.lacksCharsetByType.get(type);
+    if (lacks === undefined) {
+      lacks = TEXT_TYPE.test(type) && !CHARSET.test(type);
+      if (this.lacksCharsetByType.size < CHECKED_TYPES_KEPT) this.lacksCharsetByType.set(type, lacks);
+    }
+    return lacks;
+  }
 
   readonly onKernelResponse = listener<'kernel.response'>('ResponseListener::onKernelResponse', 'response preparation', (event: ResponseEvent) => {
     const request = event.request;
@@ -58,7 +71,7 @@ export class ResponseListener {
         const format = request.attributes.get('_format');
         const mime = typeof format === 'string' ? FORMAT_MIME[format] : undefined;
         headers.set('content-type', mime === undefined || mime === 'text/html' ? `text/html; charset=${this.charset}` : mime.startsWith('text/') ? `${mime}; charset=${this.charset}` : mime);
-      } else if (TEXT_TYPE.test(type) && !CHARSET.test(type)) {
+      } else if (this.lacksCharset(type)) {
         headers.set('content-type', `${type}; charset=${this.charset}`);
       }
       if (headers.has('transfer-encoding')) headers.delete('content-length');

@@ -72,6 +72,21 @@ test('TRUSTED_HOSTS rejects other hosts with Untrusted Host', () => {
   assert.equal(kernelRequest({ headers: { host: 'example.com' } }, { trustedHosts: [/^example\.com$/i] }).getHost(), 'example.com');
 });
 
+test('a host seen before is checked the same way: normalised, invalid ones refused, TRUSTED_HOSTS applied per app', () => {
+  for (let round = 0; round < 3; round++) {
+    assert.equal(kernelRequest({ headers: { host: 'Seen.Example:8080' } }).getHost(), 'seen.example');
+    assert.throws(() => kernelRequest({ headers: { host: 'bad host' } }).getHost(), /Invalid Host "bad host"/);
+    // Remembered as valid by an app without TRUSTED_HOSTS, still untrusted for an app that has them.
+    assert.throws(() => kernelRequest({ headers: { host: 'Seen.Example:8080' } }, { trustedHosts: [/^example\.com$/i] }).getHost(), /Untrusted Host "seen\.example"/);
+  }
+});
+
+test('hosts past the remembered ones are still checked one by one', () => {
+  for (let i = 0; i < 200; i++) assert.equal(kernelRequest({ headers: { host: `Host${i}.test:81` } }).getHost(), `host${i}.test`);
+  assert.throws(() => kernelRequest({ headers: { host: 'late<host>' } }).getHost(), /Invalid Host/);
+  assert.equal(kernelRequest({ headers: { host: 'LATE.test' } }).getHost(), 'late.test');
+});
+
 test('forwarded headers are ignored without trusted proxies', () => {
   const r = kernelRequest({ headers: { host: 'real.test', 'x-forwarded-host': 'evil.test', 'x-forwarded-proto': 'https', 'x-forwarded-for': '6.6.6.6' }, remoteAddress: '10.0.0.1' });
   assert.equal(r.getHost(), 'real.test');

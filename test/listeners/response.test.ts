@@ -39,6 +39,18 @@ test('default content type, charset for text/*, _format, JSON untouched', async 
   assert.equal((await send(app, '/fetch')).headers.get('content-type'), 'text/plain; charset=UTF-8');
 });
 
+test('the charset rule holds for every response, whatever content types came before (more than the listener remembers)', async () => {
+  const types = [...Array.from({ length: 80 }, (_, i) => `text/x-kind${i}`), 'text/css; charset=ISO-8859-1', 'application/xml', 'TEXT/CSV', ' text/plain'];
+  const { app } = testApp({ routes: [{ name: 'typed', path: '/typed/:n', controller: (req) => new HttpResponse('x', 200, { 'content-type': types[Number(req.attributes.get('n'))] }) }] });
+  for (let round = 0; round < 2; round++) {
+    for (let i = 0; i < types.length; i++) {
+      const type = types[i];
+      const expected = /^\s*text\//i.test(type) && !/;\s*charset=/i.test(type) ? `${type.trim()}; charset=UTF-8` : type.trim();
+      assert.equal((await send(app, `/typed/${i}`)).headers.get('content-type'), expected, type);
+    }
+  }
+});
+
 test('Cache-Control: no-cache, private by default; private added to bare directives; none on a 301', async () => {
   const { app } = testApp({ routes });
   assert.equal((await send(app, '/bare')).headers.get('cache-control'), 'no-cache, private');
