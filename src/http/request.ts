@@ -36,10 +36,12 @@ const PORT_SUFFIX = /:\d+$/;
 /**
  * Host header as sent → its validated, lower-cased host without port. A pure function of the header,
  * so it is remembered: a service sees a handful of distinct hosts, and the two regular expressions
- * would otherwise run on every request. Bounded: once full, new hosts are checked each time.
+ * would otherwise run on every request. Bounded in count and length (a DNS name has at most 253
+ * characters, plus a port): other hosts are checked each time.
  */
 const validHosts = new Map<string, string>();
 const VALID_HOSTS_KEPT = 64;
+const HOST_LENGTH_KEPT = 270;
 /** What an untrusted peer forwards: shared, so the common case allocates nothing. */
 const NOTHING_FORWARDED: readonly string[] = Object.freeze([]);
 
@@ -246,7 +248,7 @@ export class KernelRequest {
         this.hostValid = false;
         throw new SuspiciousOperationException(`Invalid Host "${host}".`);
       }
-      if (validHosts.size < VALID_HOSTS_KEPT) validHosts.set(raw, host);
+      if (validHosts.size < VALID_HOSTS_KEPT && raw.length <= HOST_LENGTH_KEPT) validHosts.set(raw, host);
     }
     const trusted = this.settings.trustedHosts;
     if (trusted.length && !trusted.some((re) => re.test(host))) {

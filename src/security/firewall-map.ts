@@ -45,10 +45,19 @@ export const DEFAULT_FIREWALLS: readonly FirewallConfig[] = Object.freeze([
   { name: 'main', lazy: true, context: 'main', logoutPath: '/logout' },
 ]);
 
+const PATHS_KEPT = 256;
+const PATH_LENGTH_KEPT = 256;
+
 /** Symfony's FirewallMap: finds the firewall of a request. */
 export class FirewallMap {
   readonly firewalls: readonly Firewall[];
   private readonly byName = new Map<string, Firewall>();
+  /**
+   * Path → its firewall, for the first PATHS_KEPT distinct paths of up to PATH_LENGTH_KEPT characters:
+   * the map is fixed and its patterns carry no `g`/`y` state, so the answer depends on the path only,
+   * and a service's frequent paths skip the pattern tests. Other paths are matched each time.
+   */
+  private readonly byPath = new Map<string, Firewall | null>();
 
   constructor(configs: readonly FirewallConfig[] = DEFAULT_FIREWALLS) {
     const firewalls: Firewall[] = [];
@@ -79,11 +88,18 @@ export class FirewallMap {
 
   /** The firewall protecting a path (raw; decoded here), or null when none matches. */
   match(pathInfo: string): Firewall | null {
+    const known = this.byPath.get(pathInfo);
+    if (known !== undefined) return known;
     const path = decodePath(pathInfo);
+    let found: Firewall | null = null;
     for (const firewall of this.firewalls) {
-      if (firewall.pattern === null || firewall.pattern.test(path)) return firewall;
+      if (firewall.pattern === null || firewall.pattern.test(path)) {
+        found = firewall;
+        break;
+      }
     }
-    return null;
+    if (this.byPath.size < PATHS_KEPT && pathInfo.length <= PATH_LENGTH_KEPT) this.byPath.set(pathInfo, found);
+    return found;
   }
 
   matchRequest(request: KernelRequest): Firewall | null {

@@ -45,6 +45,27 @@ test('the firewall map matches decoded paths in order', () => {
   assert.throws(() => new FirewallMap([{ name: 'a' }, { name: 'a' }]), /more than once/);
 });
 
+test('the firewall map answers the same for a path asked again, and for paths past the remembered ones', () => {
+  const map = new FirewallMap([
+    { name: 'api', pattern: /^\/api\//g, stateless: true },
+    { name: 'main' },
+  ]);
+  for (let round = 0; round < 3; round++) {
+    assert.equal(map.match('/api/x')!.name, 'api', 'a g flag in the pattern does not make answers alternate');
+    assert.equal(map.match('/%61pi/x')!.name, 'api');
+    assert.equal(map.match('/apix')!.name, 'main');
+  }
+  for (let i = 0; i < 400; i++) assert.equal(map.match(`/api/item/${i}`)!.name, 'api');
+  assert.equal(map.match('/api/late')!.name, 'api');
+  assert.equal(map.match('/late')!.name, 'main');
+  const long = '/api/' + 'x'.repeat(5000);
+  assert.equal(map.match(long)!.name, 'api');
+  assert.equal(map.match(long)!.name, 'api');
+  const partial = new FirewallMap([{ name: 'only', pattern: '^/only' }]);
+  assert.equal(partial.match('/other'), null);
+  assert.equal(partial.match('/other'), null, 'no firewall: null, also when asked again');
+});
+
 test('isGranted: roles, ROLE_USER for every member, authentication attributes', () => {
   const member = { memberId: '1', irmsToken: 't', roles: ['ROLE_ADMIN'], authenticatedBy: 'session' as const };
   const remembered = { ...member, authenticatedBy: 'remember_me' as const };
