@@ -44,6 +44,8 @@ export function parseStack(stack: string | undefined): StackFrame[] {
 }
 
 function parseFrame(line: string): StackFrame | null {
+  // The message lines (all of a production error's stack) are not frames: no pattern run for them.
+  if (line.indexOf('at ') < 0) return null;
   let m = FRAME_WITH_FN.exec(line);
   if (m) return { fn: m[1], file: m[2], line: Number(m[3]), column: Number(m[4]) };
   m = FRAME_NO_FN.exec(line);

@@ -413,7 +413,17 @@ function portOf(host: string): string | null {
   const pos = host[0] === '[' ? host.indexOf(':', host.lastIndexOf(']')) : host.lastIndexOf(':');
   if (pos < 0) return null;
   const port = host.slice(pos + 1);
-  return /^\d+$/.test(port) ? port : null;
+  return isDigits(port) ? port : null;
+}
+
+/** `/^\d+$/` without a regular expression (asked for on every URL a request builds). */
+function isDigits(text: string): boolean {
+  if (text.length === 0) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 function stripForPort(value: string): string {

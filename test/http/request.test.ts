@@ -94,6 +94,19 @@ test('forwarded headers are ignored without trusted proxies', () => {
   assert.equal(r.getClientIp(), '10.0.0.1');
 });
 
+test('the port comes from the Host header only when it is all digits, else the scheme default', () => {
+  const port = (host: string, scheme: 'http' | 'https' = 'http') => kernelRequest({ headers: { host }, scheme }).getPort();
+  assert.equal(port('a.test:8080'), 8080);
+  assert.equal(port('[::1]:9000'), 9000);
+  assert.equal(port('[::1]'), 80, 'the colons of an IPv6 literal are not a port');
+  assert.equal(port('a.test:'), 80, 'empty port');
+  assert.equal(port('a.test:80x'), 80);
+  assert.equal(port('a.test:-1', 'https'), 443);
+  assert.equal(port('a.test'), 80);
+  assert.equal(kernelRequest({ headers: { host: 'a.test:8080' } }).getHttpHost(), 'a.test:8080');
+  assert.equal(kernelRequest({ headers: { host: 'a.test:80' } }).getHttpHost(), 'a.test');
+});
+
 test('forwarded headers from a trusted proxy set host, scheme, port and client IP', () => {
   const r = kernelRequest(
     { headers: { host: 'internal', 'x-forwarded-host': 'public.test', 'x-forwarded-proto': 'https', 'x-forwarded-port': '8443', 'x-forwarded-for': '1.2.3.4, 10.0.0.2' }, remoteAddress: '10.0.0.1' },
