@@ -67,6 +67,10 @@ const DEFAULT_MEMORY_BYTES = 64 * 1024 * 1024;
 const DEFAULT_FILE_BYTES = 256 * 1024 * 1024;
 /** Reservations whose profile never came (a host that did not run kernel.terminate) expire. */
 const RESERVATION_TTL_MS = 60_000;
+/** Below this many pending reservations nothing is swept. */
+const SWEEP_FROM = 256;
+/** Pending reservations kept at most; the oldest are forgotten first. */
+export const MAX_RESERVATIONS = 10_000;
 
 export interface ParsedDsn {
   kind: 'memory' | 'file';
@@ -161,12 +165,32 @@ abstract class BaseStore {
   protected readonly recent = new RecentTokens(8192);
 
   protected reserveLocal(token: string): void {
-    this.reserved.set(token, Date.now());
+    this.markReserved(token);
     this.recent.add(token);
-    if (this.reserved.size > 256) {
-      const cutoff = Date.now() - RESERVATION_TTL_MS;
-      for (const [t, at] of this.reserved) if (at < cutoff) this.reserved.delete(t);
+  }
+
+  /**
+   * Records a reservation at the end of `reserved`, which is therefore in reservation order: expired
+   * ones are dropped from the front, stopping at the first live one, so a reservation costs the same
+   * however many are pending. Past MAX_RESERVATIONS the oldest go too (a host that never runs
+   * kernel.terminate cannot make them grow with traffic).
+   */
+  protected markReserved(token: string): void {
+    const now = Date.now();
+    const reserved = this.reserved;
+    reserved.delete(token);
+    reserved.set(token, now);
+    if (reserved.size <= SWEEP_FROM) return;
+    const cutoff = now - RESERVATION_TTL_MS;
+    for (const [t, at] of reserved) {
+      if (at >= cutoff && reserved.size <= MAX_RESERVATIONS) break;
+      reserved.delete(t);
     }
+  }
+
+  /** Pending reservations (tests, diagnostics). */
+  get pendingCount(): number {
+    return this.reserved.size;
   }
 
   protected isLocallyReserved(token: string): boolean {
@@ -375,7 +399,7 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
         while (this.pool.length < TOKEN_POOL) {
           const token = await this.reserveOne();
           this.pool.push({ token, at: Date.now() });
-          this.reserved.set(token, Date.now());
+          this.markReserved(token);
         }
       } catch {
         // the next reservation will report the problem
