@@ -100,24 +100,25 @@ describe('memory store', () => {
 });
 
 describe('reservations whose profile never comes', () => {
-  test('regression: each reservation scanned every pending one; now expired ones go oldest first and the count is bounded', async (t) => {
+  test('regression: each reservation scanned every pending one; now they expire, are swept oldest first and stay bounded', async (t) => {
     let clock = 1_000_000;
     t.mock.method(Date, 'now', () => clock);
     const store = new MemoryProfileStore(10);
     const early = Array.from({ length: 300 }, () => store.reserveToken());
-    assert.equal(store.pendingCount, 300);
     assert.equal(await store.isPending(early[0]!), true);
-    clock += 61_000; // the first 300 expire
-    const late = Array.from({ length: 50 }, () => store.reserveToken());
-    assert.equal(store.pendingCount, 50, 'the expired reservations were dropped, the live ones kept');
-    assert.equal(await store.isPending(early[299]!), false);
+    clock += 61_000;
+    assert.equal(await store.isPending(early[0]!), false, 'expired');
+    const late = Array.from({ length: 300 }, () => store.reserveToken());
+    assert.ok(store.pendingCount <= 300, `the expired reservations were swept (${store.pendingCount} pending)`);
     for (const token of late) assert.equal(await store.isPending(token), true);
     // A host that never runs kernel.terminate: within the TTL the count still stops at the bound.
-    for (let i = 0; i < MAX_RESERVATIONS + 500; i++) store.reserveToken();
-    assert.equal(store.pendingCount, MAX_RESERVATIONS);
+    for (let i = 0; i < 3 * MAX_RESERVATIONS; i++) {
+      store.reserveToken();
+      if (store.pendingCount > MAX_RESERVATIONS) assert.fail(`${store.pendingCount} pending reservations`);
+    }
     assert.equal(await store.isPending(late[0]!), false, 'the oldest went first');
-    // A profile written for a reservation still lands and stops being pending.
     const token = store.reserveToken();
+    assert.equal(await store.isPending(token), true, 'the newest is kept');
     await store.write(fakeProfile(token));
     assert.equal(await store.isPending(token), false);
     assert.equal((await store.read(token))?.token, token);

@@ -67,7 +67,7 @@ const DEFAULT_MEMORY_BYTES = 64 * 1024 * 1024;
 const DEFAULT_FILE_BYTES = 256 * 1024 * 1024;
 /** Reservations whose profile never came (a host that did not run kernel.terminate) expire. */
 const RESERVATION_TTL_MS = 60_000;
-/** Below this many pending reservations nothing is swept. */
+/** Up to this many pending reservations nothing is swept. */
 const SWEEP_FROM = 256;
 /** Pending reservations kept at most; the oldest are forgotten first. */
 export const MAX_RESERVATIONS = 10_000;
@@ -169,23 +169,32 @@ abstract class BaseStore {
     this.recent.add(token);
   }
 
+  /** Size of `reserved` that triggers the next sweep. */
+  private sweepAt = SWEEP_FROM;
+
   /**
-   * Records a reservation at the end of `reserved`, which is therefore in reservation order: expired
-   * ones are dropped from the front, stopping at the first live one, so a reservation costs the same
-   * however many are pending. Past MAX_RESERVATIONS the oldest go too (a host that never runs
-   * kernel.terminate cannot make them grow with traffic).
+   * Records a reservation at the end of `reserved`, which is therefore in reservation order. Sweeps
+   * run only when the count has doubled since the last one (or reached MAX_RESERVATIONS): they drop
+   * expired reservations from the front, and the oldest ones down to 90 % of the bound, so a
+   * reservation costs the same however many are pending, and a host that never runs kernel.terminate
+   * cannot make them grow with traffic. (Expiry itself is checked on every lookup.)
    */
   protected markReserved(token: string): void {
-    const now = Date.now();
     const reserved = this.reserved;
     reserved.delete(token);
-    reserved.set(token, now);
-    if (reserved.size <= SWEEP_FROM) return;
-    const cutoff = now - RESERVATION_TTL_MS;
+    reserved.set(token, Date.now());
+    if (reserved.size > this.sweepAt) this.sweepReservations();
+  }
+
+  private sweepReservations(): void {
+    const reserved = this.reserved;
+    const cutoff = Date.now() - RESERVATION_TTL_MS;
+    const keep = Math.floor(MAX_RESERVATIONS * 0.9);
     for (const [t, at] of reserved) {
-      if (at >= cutoff && reserved.size <= MAX_RESERVATIONS) break;
+      if (at >= cutoff && reserved.size <= keep) break;
       reserved.delete(t);
     }
+    this.sweepAt = Math.min(MAX_RESERVATIONS, Math.max(SWEEP_FROM, reserved.size * 2));
   }
 
   /** Pending reservations (tests, diagnostics). */
