@@ -61,6 +61,11 @@ export class ResponseHeaders {
     yield* this.map.entries();
     if (this.cookies) for (const c of this.cookies) yield ['set-cookie', c];
   }
+  /** Appends every line to `out` as name, value, name, value… (Set-Cookie repeated): no iterator, for writers. */
+  appendTo(out: string[]): void {
+    for (const [k, v] of this.map) out.push(k, v);
+    if (this.cookies) for (const c of this.cookies) out.push('set-cookie', c);
+  }
   /** Copies every line into a Fetch `Headers` (Set-Cookie appended once per cookie). */
   copyTo(target: Headers): void {
     for (const [k, v] of this.map) target.set(k, v);

@@ -24,7 +24,11 @@ import type { ResponseBody } from '../http/response.ts';
 export interface NodeResponse {
   status: number;
   body: ResponseBody;
-  readonly headers: { entries(): Iterable<[string, string]> };
+  readonly headers: {
+    entries(): Iterable<[string, string]>;
+    /** Optional fast path: every line appended as name, value, … (the kernel's ResponseHeaders has it). */
+    appendTo?(out: string[]): void;
+  };
 }
 
 /** What the adapters need from an application (the `App` of `createApp()` fits). */
@@ -381,9 +385,15 @@ function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http.Server
   else throw new TypeError(`Unsupported response body type: ${Object.prototype.toString.call(body)}`);
 
   const headers: string[] = [];
+  const lines = response.headers;
+  if (lines.appendTo) lines.appendTo(headers);
+  else for (const [name, value] of lines.entries()) headers.push(name, value);
   let hasLength = false;
   let hasEncoding = false;
-  for (const [name, value] of response.headers.entries()) {
+  // Compacted in place: the lines kept move down over the ones dropped.
+  let kept = 0;
+  for (let i = 0; i < headers.length; i += 2) {
+    const name = headers[i];
     if (name === 'content-length') {
       // Fixed bodies get their exact length below; no length on 204 or on a chunked stream.
       if (fixed !== null || status === 204 || (status >= 100 && status < 200)) continue;
@@ -392,8 +402,13 @@ function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http.Server
       if (fixed !== null || noBody) continue;
       hasEncoding = true;
     }
-    headers.push(name, value);
+    if (kept !== i) {
+      headers[kept] = name;
+      headers[kept + 1] = headers[i + 1];
+    }
+    kept += 2;
   }
+  headers.length = kept;
   if (hasLength && hasEncoding) {
     for (let i = 0; i < headers.length; i += 2) {
       if (headers[i] === 'content-length') {

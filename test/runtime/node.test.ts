@@ -316,9 +316,23 @@ describe('node adapter: responses', { timeout: 10_000 }, () => {
     assert.match(data, /\r\nset-cookie: b=2; Path=\/\r\n/);
     assert.equal(data.match(/\r\ncontent-length: /gi)?.length, 1);
     assert.match(data, /\r\ncontent-length: 6\r\n/i);
+    assert.match(data, /\r\nx-custom: v\r\n/, 'the header after the dropped Content-Length is written');
     const res = await get(server.port, '/');
     assert.deepEqual(res.headers['set-cookie'], ['a=1; Path=/', 'b=2; Path=/']);
     assert.equal(Buffer.from(res.body, 'latin1').toString('utf8'), 'héllo');
+  });
+
+  test('a response whose headers only iterate (no appendTo) is written the same way', async () => {
+    const lines: [string, string][] = [['x-first', '1'], ['content-length', '999'], ['transfer-encoding', 'chunked'], ['x-last', '2'], ['set-cookie', 'a=1'], ['set-cookie', 'b=2']];
+    const { server } = await start(() => ({ status: 201, body: 'plain', headers: { entries: () => lines } }));
+    const { data } = await raw(server.port, 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(data, /^HTTP\/1\.1 201 /);
+    assert.match(data, /\r\nx-first: 1\r\n/);
+    assert.match(data, /\r\nx-last: 2\r\n/);
+    assert.equal(data.match(/\r\nset-cookie: /gi)?.length, 2);
+    assert.match(data, /\r\ncontent-length: 5\r\n/i);
+    assert.doesNotMatch(data, /transfer-encoding|999/i);
+    assert.ok(data.endsWith('\r\n\r\nplain'), JSON.stringify(data));
   });
 
   test('byte bodies, empty bodies, 204 and 304', async () => {
