@@ -271,7 +271,7 @@ export class KernelRequest {
   getPort(): number {
     if (this.isFromTrustedProxy) {
       const port = this.forwardedValues('port');
-      if (port.length && /^\d+$/.test(port[0])) return Number(port[0]);
+      if (port.length && isDigits(port[0])) return Number(port[0]);
       const host = this.forwardedValues('host');
       if (host.length) return portOf(host[0]) !== null ? Number(portOf(host[0])) : this.isSecure() ? 443 : 80;
     }
@@ -501,7 +501,7 @@ export function normalizeQueryString(qs: string): string {
 
 async function readBounded(source: RequestSource, limit: number): Promise<Uint8Array> {
   const declared = source.header('content-length');
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > limit) {
+  if (declared !== null && isDigits(declared.trim()) && Number(declared) > limit) {
     throw new PayloadTooLargeHttpException(`Request body of ${declared} bytes exceeds the limit of ${limit} bytes.`);
   }
   const body = source.readBody ? await source.readBody(limit) : await readStreamBounded(source.body(), limit);
