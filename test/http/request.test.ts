@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { IpMatcher } from '../../src/http/ip.ts';
 import { normalizeQueryString } from '../../src/http/request.ts';
-import { fetchSource, splitUrl } from '../../src/http/source.ts';
+import { denoConnectionInfo, fetchSource, splitUrl } from '../../src/http/source.ts';
 import { KernelRequest } from '../../src/http/request.ts';
 import { ConflictingHeadersException, PayloadTooLargeHttpException, SessionNotFoundException, SuspiciousOperationException } from '../../src/kernel/exceptions.ts';
 import { kernelRequest, settings } from '../support/request.ts';
@@ -179,6 +179,29 @@ test('a Fetch Request is read without the URL parser normalising the target', ()
   assert.equal(r.pathInfo, '/a/../b');
   assert.equal(r.getClientIp(), '9.9.9.9');
   assert.equal(r.getHost(), 'h.test', 'no Host header: the URL authority is used');
+});
+
+test('the peer address is asked of the host only when something reads it (Deno: one op call per read)', async () => {
+  let asked = 0;
+  const info = { get remoteAddr() { asked++; return { hostname: '203.0.113.7' }; } };
+  const { createApp, HttpResponse } = await import('../../src/index.ts');
+  const app = createApp({
+    env: 'prod',
+    environment: {},
+    logSink: () => {},
+    routes: [
+      { name: 'home', path: '/', controller: () => HttpResponse.text('ok') },
+      { name: 'ip', path: '/ip', controller: (request) => HttpResponse.text(`${request.getClientIp()} ${request.getClientIp()}`) },
+    ],
+  });
+  const home = await app.fetch(new Request('http://h.test/'), denoConnectionInfo(info));
+  assert.equal(await home.text(), 'ok');
+  assert.equal(asked, 0, 'a request that never needs the client address does not ask for it');
+  const ip = await app.fetch(new Request('http://h.test/ip'), denoConnectionInfo(info));
+  assert.equal(await ip.text(), '203.0.113.7 203.0.113.7');
+  assert.equal(asked, 1, 'asked once, then remembered');
+  assert.equal(denoConnectionInfo(undefined).remoteAddress, '');
+  assert.equal(denoConnectionInfo({}).remoteAddress, '');
 });
 
 test('request ids are unique', () => {
