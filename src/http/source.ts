@@ -37,6 +37,12 @@ export interface RequestSource {
 export interface ConnectionInfo {
   /** Peer IP address. */
   readonly remoteAddress?: string;
+  /**
+   * The host reads a request body whole (`arrayBuffer()`) faster than through its stream, and holds
+   * a body to its declared Content-Length (Deno.serve). Bodies with a length within BODY_LIMIT are
+   * then read in one call.
+   */
+  readonly wholeBody?: boolean;
   /** The raw request target when the host kept it (the Fetch URL parser resolves `..` and `\`). */
   rawTarget?: string;
   protocol?: string;
@@ -99,6 +105,22 @@ class FetchSource implements RequestSource {
   body(): ReadableStream<Uint8Array> | null {
     return this.request.body;
   }
+
+  /**
+   * On a host that reads whole bodies natively (`ConnectionInfo.wholeBody`: Deno), a body that declares
+   * a length within the limit is read in one call; the host's framing holds it to that length, and
+   * a longer one still ends in null. Otherwise (undici's `arrayBuffer()` is slower than its stream),
+   * through the stream, stopping at the limit.
+   */
+  readBody(limit: number): Promise<Uint8Array | null> {
+    if (this.info?.wholeBody === true) {
+      const declared = this.fetchHeaders.get('content-length');
+      if (declared !== null && /^[0-9]{1,15}$/.test(declared) && Number(declared) <= limit) {
+        return this.request.arrayBuffer().then((buffer) => (buffer.byteLength > limit ? null : new Uint8Array(buffer)));
+      }
+    }
+    return readStreamBounded(this.request.body, limit);
+  }
 }
 
 /** A body stream read whole, or null (reading stopped, the stream cancelled) once it passes `limit` bytes. */
@@ -134,7 +156,8 @@ export interface DenoServeInfo {
 
 /**
  * ConnectionInfo over `Deno.serve`'s handler info: the peer address is asked of Deno only when
- * something reads it (an op call on every request otherwise, ≈ 0.7 µs). For embedders:
+ * something reads it (an op call on every request otherwise, ≈ 0.7 µs), and bodies are read whole
+ * (`wholeBody`: about 10 µs less per JSON POST than through the stream). For embedders:
  * `Deno.serve((request, info) => app.fetch(request, denoConnectionInfo(info)))`.
  */
 export function denoConnectionInfo(info: DenoServeInfo | undefined): ConnectionInfo {
@@ -142,6 +165,7 @@ export function denoConnectionInfo(info: DenoServeInfo | undefined): ConnectionI
 }
 
 class DenoConnection implements ConnectionInfo {
+  readonly wholeBody = true;
   constructor(private readonly info: DenoServeInfo | undefined) {}
   get remoteAddress(): string {
     return this.info?.remoteAddr?.hostname ?? '';

@@ -102,6 +102,17 @@ export function conformanceSuite(label: string, makeTarget: () => Promise<Target
       assert.match(r.headers['content-type'] ?? '', /text\/html/);
     });
 
+    test('JSON bodies are read before routing: valid ones let routing go on, invalid ones are a 400, too long ones a 413', async () => {
+      const json = { 'content-type': 'application/json' };
+      const valid = await t.send({ method: 'POST', target: '/api/things', headers: json, body: '{"a":[1,2,3],"b":"é"}' });
+      assert.equal(valid.status, 404, 'parsed, then not found');
+      const invalid = await t.send({ method: 'POST', target: '/api/things', headers: json, body: '{"a":' });
+      assert.equal(invalid.status, 400);
+      assert.equal(invalid.body, 'Unable to parse request.');
+      const tooLong = await t.send({ method: 'POST', target: '/api/things', headers: json, body: `"${'x'.repeat(1024 * 1024)}"` });
+      assert.equal(tooLong.status, 413);
+    });
+
     test('TRACE to a GET route is a 405, not an echo', async () => {
       const r = await t.send({ method: 'TRACE', target: '/_profiler/abc123', headers: { 'x-secret': 'hunter2' } });
       assert.equal(r.status, 405);

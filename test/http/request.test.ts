@@ -204,6 +204,17 @@ test('the peer address is asked of the host only when something reads it (Deno: 
   assert.equal(denoConnectionInfo({}).remoteAddress, '');
 });
 
+test('a host that reads bodies whole (wholeBody, Deno) gets the same bodies and the same limit as the stream path', async () => {
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    new KernelRequest(fetchSource(new Request('http://h.test/p', { method: 'POST', body, headers }), { wholeBody: true }), settings({ bodyLimit: 16 }));
+  assert.equal(new TextDecoder().decode(await post('{"a":"é"}', { 'content-length': '11' }).content()), '{"a":"é"}');
+  await assert.rejects(post('no declared length, longer than 16').content(), /^PayloadTooLargeHttpException|exceeds the limit of 16 bytes/, 'no length: the stream path, cut at the limit');
+  assert.equal(new TextDecoder().decode(await post('no length, short').content()), 'no length, short');
+  await assert.rejects(post('x'.repeat(40), { 'content-length': '40' }).content(), PayloadTooLargeHttpException, 'declared over the limit: refused before reading');
+  await assert.rejects(post('x'.repeat(40), { 'content-length': '4' }).content(), PayloadTooLargeHttpException, 'a body longer than it declared still ends in a 413');
+  assert.equal(new TextDecoder().decode(await post('short', { 'content-length': '05' }).content()), 'short');
+});
+
 test('request ids are unique', () => {
   const ids = new Set(Array.from({ length: 100 }, () => kernelRequest().requestId));
   assert.equal(ids.size, 100);
