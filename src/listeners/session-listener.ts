@@ -10,6 +10,8 @@ import { parseCacheControl, serializeCacheControl, DEFAULT_CACHE_CONTROL } from 
 
 /** Symfony's header that turns off the session's automatic cache headers; always removed from the response. */
 export const NO_AUTO_CACHE_CONTROL_HEADER = 'Symfony-Session-NoAutoCacheControl';
+/** The same, as response headers store names: looked up on every response without lower-casing it again. */
+const NO_AUTO_CACHE_CONTROL_KEY = NO_AUTO_CACHE_CONTROL_HEADER.toLowerCase();
 
 /** The session was used while the route is declared `stateless`. */
 export class UnexpectedSessionUsageException extends FrameworkError {
@@ -68,8 +70,8 @@ export class SessionListener {
     const request = event.request;
     if (!request.isMainRequest) return;
     const response = event.response;
-    const autoCacheControl = !response.headers.has(NO_AUTO_CACHE_CONTROL_HEADER);
-    if (!autoCacheControl) response.headers.delete(NO_AUTO_CACHE_CONTROL_HEADER);
+    const autoCacheControl = !response.headers.has(NO_AUTO_CACHE_CONTROL_KEY);
+    if (!autoCacheControl) response.headers.delete(NO_AUTO_CACHE_CONTROL_KEY);
     const session = request.sessionIfCreated;
     if (session === null || !session.isStarted) return;
 

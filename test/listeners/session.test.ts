@@ -10,6 +10,7 @@ const routes: RouteDefinition[] = [
   { name: 'clear', path: '/clear', controller: (r) => { r.getSession().clear(); return HttpResponse.text('cleared'); } },
   { name: 'stateless', path: '/stateless', controller: (r) => { r.getSession().set('x', 1); return HttpResponse.text('x'); }, options: { stateless: true } },
   { name: 'cached', path: '/cached', controller: (r) => { r.getSession().get('x'); return HttpResponse.text('x', 200, { 'cache-control': 'public, max-age=600' }); } },
+  { name: 'own_cache', path: '/own-cache', controller: (r) => { r.getSession().set('x', 1); return HttpResponse.text('x', 200, { 'cache-control': 'public, max-age=600', 'Symfony-Session-NoAutoCacheControl': 'true' }); } },
 ];
 
 function setup() {
@@ -82,6 +83,16 @@ test('a public response that used the session becomes private with max-age=0', a
   const { app } = setup();
   const r = await send(app, '/cached');
   assert.equal(r.headers.get('cache-control'), 'max-age=0, must-revalidate, private');
+});
+
+test('Symfony-Session-NoAutoCacheControl keeps the caching the response set, and is never sent', async () => {
+  const { app } = setup();
+  const r = await send(app, '/own-cache');
+  assert.equal(r.headers.get('cache-control'), 'public, max-age=600');
+  assert.equal(r.headers.get('symfony-session-noautocachecontrol'), null);
+  assert.ok(setCookies(r).get('IRMSSESSID'), 'the session is still saved');
+  const plain = await send(app, '/cached');
+  assert.equal(plain.headers.get('cache-control'), 'max-age=0, must-revalidate, private', 'without it the session makes the response private');
 });
 
 test('using the session on a stateless route is an error in debug mode and a warning otherwise', async () => {
