@@ -163,14 +163,13 @@ class RecentTokens {
 abstract class BaseStore {
   protected readonly reserved = new Map<string, number>();
   protected readonly recent = new RecentTokens(8192);
+  /** Size of `reserved` that triggers the next sweep. */
+  private sweepAt = SWEEP_FROM;
 
   protected reserveLocal(token: string): void {
     this.markReserved(token);
     this.recent.add(token);
   }
-
-  /** Size of `reserved` that triggers the next sweep. */
-  private sweepAt = SWEEP_FROM;
 
   /**
    * Records a reservation at the end of `reserved`, which is therefore in reservation order. Sweeps
