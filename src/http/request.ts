@@ -12,7 +12,7 @@ import type { LogRecord } from '../log/record.ts';
 import type { IpMatcher } from './ip.ts';
 import { HeaderBag, ParameterBag } from './parameter-bag.ts';
 import type { Session } from './session.ts';
-import { readStreamBounded, type RequestSource } from './source.ts';
+import { isDigits, readStreamBounded, type RequestSource } from './source.ts';
 
 /** Per-app settings the request model needs; built once by the app (see app/config.ts). */
 export interface RequestSettings {
@@ -414,16 +414,6 @@ function portOf(host: string): string | null {
   if (pos < 0) return null;
   const port = host.slice(pos + 1);
   return isDigits(port) ? port : null;
-}
-
-/** `/^\d+$/` without a regular expression (asked for on every URL a request builds). */
-function isDigits(text: string): boolean {
-  if (text.length === 0) return false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
-  }
-  return true;
 }
 
 function stripForPort(value: string): string {

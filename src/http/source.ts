@@ -115,7 +115,7 @@ class FetchSource implements RequestSource {
   readBody(limit: number): Promise<Uint8Array | null> {
     if (this.info?.wholeBody === true) {
       const declared = this.fetchHeaders.get('content-length');
-      if (declared !== null && /^[0-9]{1,15}$/.test(declared) && Number(declared) <= limit) {
+      if (declared !== null && declared.length <= 15 && isDigits(declared) && Number(declared) <= limit) {
         return this.request.arrayBuffer().then((buffer) => (buffer.byteLength > limit ? null : new Uint8Array(buffer)));
       }
     }
@@ -170,4 +170,14 @@ class DenoConnection implements ConnectionInfo {
   get remoteAddress(): string {
     return this.info?.remoteAddr?.hostname ?? '';
   }
+}
+
+/** `/^\d+$/` without a regular expression (asked for on every URL a request builds). */
+export function isDigits(text: string): boolean {
+  if (text.length === 0) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
