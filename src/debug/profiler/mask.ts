@@ -258,13 +258,14 @@ const MAX_REMEMBERED_HEADERS = 256;
 const MAX_REMEMBERED_VALUE = 512;
 
 /**
- * Masked, bounded headers (lower-case names). A plain object, not a null-prototype one: V8 keeps
+ * Masked, bounded headers (lower-case names) from a flat list: name, value, name, value… (what
+ * `ResponseHeaders.appendTo` gives, without an iterator per response). A plain object, not a null-prototype one: V8 keeps
  * those as dictionaries, which the profile's JSON writer walks several times slower.
  */
-export function maskHeaders(headers: Iterable<[string, string]>, maxHeaders = 100, maxLength = 4096): Record<string, string> {
+export function maskHeaders(lines: readonly string[], maxHeaders = 100, maxLength = 4096): Record<string, string> {
   const out: Record<string, string> = {};
   let n = 0;
-  for (const [name, value] of headers) if ((n = addHeader(out, name, value, n, maxHeaders, maxLength)) < 0) break;
+  for (let i = 0; i + 1 < lines.length; i += 2) if ((n = addHeader(out, lines[i]!, lines[i + 1]!, n, maxHeaders, maxLength)) < 0) break;
   return out;
 }
 
