@@ -58,6 +58,7 @@ export class ParameterBag<V = unknown> {
 export interface HeaderSource {
   header(name: string): string | null;
   headers(): Iterable<[string, string]>;
+  headerLines?(): string[];
 }
 
 /** Request headers: case-insensitive, read lazily from the host's request, writable by listeners. */
@@ -78,6 +79,17 @@ export class HeaderBag {
   }
   remove(name: string): void {
     (this.overrides ??= new Map()).set(name.toLowerCase(), null);
+  }
+  /**
+   * Every header as name, value, name, value… (lower-case names, listeners' changes applied): what
+   * `all()` holds, as a list that costs no iterator and no dictionary object.
+   */
+  lines(): string[] {
+    if (this.overrides === null && this.source.headerLines) return this.source.headerLines();
+    const all = this.all();
+    const out: string[] = [];
+    for (const name in all) out.push(name, all[name]!);
+    return out;
   }
   all(): Record<string, string> {
     const out: Record<string, string> = Object.create(null);

@@ -63,7 +63,7 @@ export class ResponseHeaders {
   }
   /** Appends every line to `out` as name, value, name, value… (Set-Cookie repeated): no iterator, for writers. */
   appendTo(out: string[]): void {
-    for (const [k, v] of this.map) out.push(k, v);
+    this.map.forEach(pushLine, out);
     if (this.cookies) for (const c of this.cookies) out.push('set-cookie', c);
   }
   /** Copies every line into a Fetch `Headers` (Set-Cookie appended once per cookie). */
@@ -76,6 +76,10 @@ export class ResponseHeaders {
     if (this.cookies?.length) out['set-cookie'] = [...this.cookies];
     return out;
   }
+}
+
+function pushLine(this: string[], value: string, name: string): void {
+  this.push(name, value);
 }
 
 function assertHeaderValue(value: string): void {

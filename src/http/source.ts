@@ -20,6 +20,8 @@ export interface RequestSource {
   header(name: string): string | null;
   /** All headers, lower-case names. */
   headers(): Iterable<[string, string]>;
+  /** Optional: the same as one flat list, name, value, name, value… (no iterator; the profiler reads every request's). */
+  headerLines?(): string[];
   /** The body stream, or null when there is none. Read at most once. */
   body(): ReadableStream<Uint8Array> | null;
   /**

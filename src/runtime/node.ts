@@ -143,13 +143,20 @@ class IncomingSource implements RequestSource {
   }
 
   *headers(): Iterable<[string, string]> {
+    const lines = this.headerLines();
+    for (let i = 0; i < lines.length; i += 2) yield [lines[i]!, lines[i + 1]!];
+  }
+
+  headerLines(): string[] {
     const all = this.req.headers;
+    const out: string[] = [];
     for (const name in all) {
       if (!Object.prototype.hasOwnProperty.call(all, name)) continue;
       const v = all[name];
-      if (typeof v === 'string') yield [name, v];
-      else if (Array.isArray(v)) yield [name, v.join(', ')];
+      if (typeof v === 'string') out.push(name, v);
+      else if (Array.isArray(v)) out.push(name, v.join(', '));
     }
+    return out;
   }
 
   body(): ReadableStream<Uint8Array> | null {

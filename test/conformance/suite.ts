@@ -31,6 +31,18 @@ export function conformanceSuite(label: string, makeTarget: () => Promise<Target
       assert.equal(r.headers['x-content-type-options'], 'nosniff');
     });
 
+    test('the profile lists the request headers as the client sent them, credentials masked', async () => {
+      const r = await t.send({ method: 'GET', target: '/robots.txt', headers: { 'x-conformance-probe': 'visible-value-42', authorization: 'Bearer CANARY-SECRET-1234' } });
+      const token = r.headers['x-debug-token'] ?? '';
+      assert.match(token, /^[0-9a-f]{6}$/);
+      const page = await t.send({ method: 'GET', target: `/_profiler/${token}?panel=request` });
+      assert.equal(page.status, 200);
+      assert.ok(page.body.includes('x-conformance-probe'), 'header name shown');
+      assert.ok(page.body.includes('visible-value-42'), 'header value shown');
+      assert.ok(page.body.includes('Bearer ***'), 'credential masked');
+      assert.ok(!page.body.includes('CANARY-SECRET-1234'), 'credential never stored');
+    });
+
     test('the Referer is appended to the 404 message', async () => {
       const r = await t.send({ method: 'GET', target: '/robots.txt', headers: { referer: 'X' } });
       assert.equal(r.status, 404);

@@ -219,3 +219,21 @@ test('request ids are unique', () => {
   const ids = new Set(Array.from({ length: 100 }, () => kernelRequest().requestId));
   assert.equal(ids.size, 100);
 });
+
+test('headers.lines() lists what headers.all() holds, with listener changes, from any source', () => {
+  const viaFetch = new KernelRequest(fetchSource(new Request('http://x.test/', { headers: { 'X-One': '1', Accept: 'text/html' } })), settings());
+  assert.deepEqual(viaFetch.headers.lines(), Object.entries(viaFetch.headers.all()).flat());
+  viaFetch.headers.set('x-two', '2');
+  viaFetch.headers.remove('accept');
+  const lines = viaFetch.headers.lines();
+  assert.deepEqual(lines, Object.entries(viaFetch.headers.all()).flat());
+  assert.equal(lines.includes('accept'), false);
+  assert.equal(lines[lines.indexOf('x-two') + 1], '2');
+
+  const flat = ['host', 'x.test', 'x-one', '1'];
+  const source = { ...fetchSource(new Request('http://x.test/')), header: (n: string) => flat[flat.indexOf(n) + 1] ?? null, headers: () => [['host', 'x.test'], ['x-one', '1']] as [string, string][], headerLines: () => flat.slice() };
+  const native = new KernelRequest(source, settings());
+  assert.deepEqual(native.headers.lines(), flat, 'a source that lists its lines is read directly');
+  native.headers.set('x-one', 'changed');
+  assert.deepEqual(native.headers.lines(), ['host', 'x.test', 'x-one', 'changed'], 'changes made by listeners show');
+});

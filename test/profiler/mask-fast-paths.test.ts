@@ -1,26 +1,23 @@
 /**
  * The masking shortcuts the profiler takes per request give what the general functions give: headers
- * read from an object, parameter bags read key by key, secret-name answers remembered.
+ * read from a flat list, parameter bags read key by key, secret-name answers remembered.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isSecretName, maskHeader, maskHeaderRecord, maskHeaders, sanitize, sanitizeFields, sanitizeRecord } from '../../src/debug/profiler/mask.ts';
+import { isSecretName, maskHeader, maskHeaders, sanitize, sanitizeFields, sanitizeRecord } from '../../src/debug/profiler/mask.ts';
 import { isSecretKey } from '../../src/security/mask.ts';
 
 describe('masking fast paths', () => {
-  test('maskHeaderRecord masks as maskHeaders over the same entries, bound included', () => {
-    const headers: Record<string, string> = Object.create(null);
-    headers.host = 'x.test';
-    headers.authorization = 'Bearer CANARY';
-    headers.cookie = 'a=1; b=2';
-    headers.referer = 'https://x.test/?token=CANARY&page=2';
-    headers['__proto__'] = 'proto';
-    headers['x-debug-token'] = 'abcdef';
-    assert.deepEqual(maskHeaderRecord(headers), maskHeaders(Object.entries(headers).flat()));
-    const many: Record<string, string> = Object.create(null);
-    for (let i = 0; i < 150; i++) many[`x-h-${i}`] = `v${i}`;
-    const bounded = maskHeaderRecord(many, 100);
-    assert.deepEqual(bounded, maskHeaders(Object.entries(many).flat(), 100));
+  test('maskHeaders masks a flat header list as maskHeader does line by line, bound included', () => {
+    const lines = ['host', 'x.test', 'authorization', 'Bearer CANARY', 'cookie', 'a=1; b=2', 'referer', 'https://x.test/?token=CANARY&page=2', '__proto__', 'proto', 'x-debug-token', 'abcdef'];
+    const masked = maskHeaders(lines);
+    assert.deepEqual(Object.keys(masked), ['host', 'authorization', 'cookie', 'referer', '__proto__', 'x-debug-token']);
+    for (let i = 0; i < lines.length; i += 2) assert.equal(masked[lines[i]!], maskHeader(lines[i]!, lines[i + 1]!));
+    assert.equal(Object.getPrototypeOf(masked), Object.prototype, 'a __proto__ header stays a plain key');
+    assert.doesNotMatch(JSON.stringify(masked), /CANARY/);
+    const many: string[] = [];
+    for (let i = 0; i < 150; i++) many.push(`x-h-${i}`, `v${i}`);
+    const bounded = maskHeaders(many, 100);
     assert.equal(Object.keys(bounded).length, 101);
     assert.equal(bounded['…'], 'more headers not kept');
   });

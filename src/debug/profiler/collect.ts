@@ -16,7 +16,6 @@ import { isoString, isoStringOf } from '../error-page/iso-date.ts';
 import { throwLocation } from '../stack.ts';
 import {
   maskContent,
-  maskHeaderRecord,
   maskHeaders,
   maskToken,
   parseSetCookie,
@@ -362,11 +361,14 @@ let lastPlainHeaders: string[] = [];
 let lastMaskedHeaders: Readonly<Record<string, string>> | null = null;
 
 function requestHeaders(request: KernelRequest): Record<string, string> {
-  const raw = attempt(() => request.headers.all(), EMPTY_RECORD as Record<string, string>);
-  const flat: string[] = [];
-  for (const name in raw) flat.push(name, raw[name]!);
+  let flat: string[];
+  try {
+    flat = request.headers.lines();
+  } catch {
+    flat = [];
+  }
   if (lastMaskedHeaders !== null && sameStrings(flat, lastPlainHeaders)) return lastMaskedHeaders;
-  const masked = maskHeaderRecord(raw, PROFILE_LIMITS.headers, PROFILE_LIMITS.headerValue);
+  const masked = maskHeaders(flat, PROFILE_LIMITS.headers, PROFILE_LIMITS.headerValue);
   if (maskedNothing(flat, masked)) {
     lastPlainHeaders = flat;
     lastMaskedHeaders = Object.freeze(masked);

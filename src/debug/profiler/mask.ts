@@ -269,14 +269,6 @@ export function maskHeaders(lines: readonly string[], maxHeaders = 100, maxLengt
   return out;
 }
 
-/** The same for headers as an object (a request's `headers.all()`), without an entry list. */
-export function maskHeaderRecord(headers: Record<string, string>, maxHeaders = 100, maxLength = 4096): Record<string, string> {
-  const out: Record<string, string> = {};
-  let n = 0;
-  for (const name in headers) if ((n = addHeader(out, name, headers[name]!, n, maxHeaders, maxLength)) < 0) break;
-  return out;
-}
-
 /** Adds one header to `out`, `n` distinct names being kept so far: the new count, or -1 once the bound is reached (and noted). */
 function addHeader(out: Record<string, string>, name: string, value: string, n: number, maxHeaders: number, maxLength: number): number {
   const key = name.toLowerCase();
