@@ -63,8 +63,14 @@ export class ResponseHeaders {
   }
   /** Appends every line to `out` as name, value, name, value… (Set-Cookie repeated): no iterator, for writers. */
   appendTo(out: string[]): void {
-    this.map.forEach(pushLine, out);
+    for (const [k, v] of this.map) out.push(k, v);
     if (this.cookies) for (const c of this.cookies) out.push('set-cookie', c);
+  }
+  /** Every line as name, value, name, value… (Set-Cookie repeated), in a new list. */
+  lines(): string[] {
+    const out: string[] = [];
+    this.appendTo(out);
+    return out;
   }
   /** Copies every line into a Fetch `Headers` (Set-Cookie appended once per cookie). */
   copyTo(target: Headers): void {
@@ -76,10 +82,6 @@ export class ResponseHeaders {
     if (this.cookies?.length) out['set-cookie'] = [...this.cookies];
     return out;
   }
-}
-
-function pushLine(this: string[], value: string, name: string): void {
-  this.push(name, value);
 }
 
 function assertHeaderValue(value: string): void {

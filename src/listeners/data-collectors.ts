@@ -99,8 +99,7 @@ export class RequestDataCollector {
 function maskedHeaders(response: ResponseEvent['response']): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   let cookies: string[] | null = null;
-  const lines: string[] = [];
-  response.headers.appendTo(lines);
+  const lines = response.headers.lines();
   for (let i = 0; i < lines.length; i += 2) {
     const name = lines[i]!;
     if (name === 'set-cookie') (cookies ??= []).push(maskSetCookie(lines[i + 1]!));

@@ -23,3 +23,13 @@ test('toFetch sends no body for an empty status, and leaves Fetch its default ty
   assert.equal(untyped.headers.get('content-type'), 'text/plain;charset=UTF-8');
   assert.equal(await untyped.text(), 'ok');
 });
+
+test('headers.lines() lists every header line in order, Set-Cookie once per cookie, as entries() does', () => {
+  const r = new HttpResponse('ok', 200, { 'Content-Type': 'text/plain', 'X-A': '1' });
+  r.headers.append('x-a', '2');
+  r.headers.setCookie('a', '1');
+  r.headers.setCookie('b', '2');
+  const lines = r.headers.lines();
+  assert.deepEqual(lines, ['content-type', 'text/plain', 'x-a', '1, 2', 'set-cookie', 'a=1; path=/; httponly', 'set-cookie', 'b=2; path=/; httponly']);
+  assert.deepEqual(lines, [...r.headers.entries()].flat());
+});

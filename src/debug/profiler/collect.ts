@@ -306,13 +306,6 @@ function listenerCalls(services: AppServices, trace: readonly ListenerCall[] | n
   return { calls: new CallList(sig.shapes, times, sig.shapesBytes, timesBytes), notCalled: sig.notCalled, notCalledBytes: sig.notCalledBytes };
 }
 
-/** The response's header lines as name, value, name, value… (Set-Cookie repeated). */
-function headerLines(response: HttpResponse): string[] {
-  const lines: string[] = [];
-  response.headers.appendTo(lines);
-  return lines;
-}
-
 function recordDatetime(record: { datetime: Date }): string {
   try {
     return isoString(record.datetime);
@@ -517,7 +510,7 @@ function build(services: AppServices, request: KernelRequest, response: HttpResp
       contentTruncated: content.truncated,
     },
     response: {
-      headers: maskHeaders(headerLines(response), PROFILE_LIMITS.headers, PROFILE_LIMITS.headerValue),
+      headers: maskHeaders(response.headers.lines(), PROFILE_LIMITS.headers, PROFILE_LIMITS.headerValue),
       cookies: response.headers.getSetCookies().slice(0, 100).map((line) => parseSetCookie(truncate(line, PROFILE_LIMITS.headerValue))),
       contentType,
     },

@@ -259,8 +259,9 @@ const MAX_REMEMBERED_VALUE = 512;
 
 /**
  * Masked, bounded headers (lower-case names) from a flat list: name, value, name, value… (what
- * `ResponseHeaders.appendTo` gives, without an iterator per response). A plain object, not a null-prototype one: V8 keeps
- * those as dictionaries, which the profile's JSON writer walks several times slower.
+ * `ResponseHeaders.lines()` and `HeaderBag.lines()` give, without an iterator per request). A plain
+ * object, not a null-prototype one: V8 keeps those as dictionaries, which the profile's JSON writer
+ * walks several times slower.
  */
 export function maskHeaders(lines: readonly string[], maxHeaders = 100, maxLength = 4096): Record<string, string> {
   const out: Record<string, string> = {};
