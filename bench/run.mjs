@@ -9,6 +9,8 @@
 //   BENCH_ROUNDS=3         rounds (each: every route x every server)
 //   BENCH_DURATION=5       seconds of wrk per (round, route, server)
 //   BENCH_WARMUP=2         seconds of mixed-route warm-up per server
+//   BENCH_REWARM=1         seconds of unrecorded load on the route just before each measurement (0: none); a server
+//                          left idle while the others are measured starts cold again (see BENCHMARKS.md, Method)
 //   BENCH_CONNECTIONS=50   wrk keep-alive connections (1 wrk thread)
 //   BENCH_SERVERS=a,b      subset/extra servers (default: node-http,irms-prod,irms-debug,hono,fastify,deno-plain,irms-deno,floor-node,floor-deno;
 //                          also available: fetch-node = plain fetch handler on @hono/node-server)
@@ -38,6 +40,7 @@ const cfg = {
   rounds: int(env.BENCH_ROUNDS, QUICK ? 1 : 3),
   duration: int(env.BENCH_DURATION, QUICK ? 2 : 5),
   warmup: int(env.BENCH_WARMUP, QUICK ? 1 : 2),
+  rewarm: int(env.BENCH_REWARM, QUICK ? 0 : 1),
   connections: int(env.BENCH_CONNECTIONS, 50),
   serverCpu: env.BENCH_SERVER_CPU ?? '0',
   loadCpu: env.BENCH_LOAD_CPU ?? '1',
@@ -282,6 +285,7 @@ function procTicks(pid) {
 const TICK = 0.01;
 
 async function measureOnce(s, route) {
+  if (cfg.rewarm > 0) await runWrk(s.url, route, cfg.rewarm, 'bench/wrk/route.lua');
   const before = cpuTimes();
   const pBefore = procTicks(s.child.pid);
   const t0 = process.hrtime.bigint();
@@ -397,7 +401,7 @@ async function httpBench(results) {
     }
   }
   try {
-    const perServerSec = cfg.rounds * ROUTES.length * cfg.duration;
+    const perServerSec = cfg.rounds * ROUTES.length * (cfg.duration + cfg.rewarm);
     log(`\nHTTP: ${servers.length} servers x ${ROUTES.length} routes x ${cfg.rounds} rounds x ${cfg.duration}s ≈ ${Math.ceil((servers.length * (perServerSec + cfg.warmup)) / 60)} min`);
     for (const s of servers) {
       await runWrk(s.url, ROUTES[0], cfg.warmup, 'bench/wrk/mixed.lua');
@@ -479,7 +483,7 @@ function summarizeHttp(raw, servers, skipped) {
   for (const s of servers) ratios[s.name] = ratio(s.name, 'node-http');
   for (const s of servers) costRatios[s.name] = costRatio(s.name, 'node-http');
   return {
-    config: { rounds: cfg.rounds, duration: cfg.duration, warmup: cfg.warmup, connections: cfg.connections, serverCpu: cfg.serverCpu, loadCpu: cfg.loadCpu },
+    config: { rounds: cfg.rounds, duration: cfg.duration, warmup: cfg.warmup, rewarm: cfg.rewarm, connections: cfg.connections, serverCpu: cfg.serverCpu, loadCpu: cfg.loadCpu },
     servers: Object.fromEntries(servers.map((s) => [s.name, { what: SERVERS[s.name].what, command: SERVERS[s.name].cmd.map((x) => path.relative(ROOT, x) || x).join(' '), env: SERVERS[s.name].env, note: s.note, stderrBytes: s.stderrBytes, problems: s.problems }])),
     skipped,
     cells,

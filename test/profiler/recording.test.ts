@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createApp } from '../../src/index.ts';
+import { createApp, HttpResponse, type KernelRequest } from '../../src/index.ts';
 import { fixtureRoutes, get, ORIGIN, profiledApp, profileOf, tick } from './support.ts';
 import { fetchSource } from '../../src/http/source.ts';
 
@@ -191,5 +191,28 @@ describe('profiler recording', () => {
     assert.ok(JSON.stringify(p).length <= 1024 * 1024 + 1024, `profile is ${JSON.stringify(p).length} bytes`);
     assert.ok(p.logs.length <= 500);
     assert.ok(p.request.headers['x-big']!.length < 5000);
+  });
+
+  test('a stored profile is what the request logged, whatever the application changes in its objects afterwards', async () => {
+    const context = { item: 'first', list: ['a'] };
+    const app = profiledApp({
+      routes: [
+        {
+          name: 'remember',
+          path: '/remember',
+          controller: (request: KernelRequest) => {
+            request.logger.info('app', 'Item {item}', context);
+            return HttpResponse.html('<html><body>ok</body></html>');
+          },
+        },
+      ],
+    });
+    const p = await profileOf(app, await get(app, '/remember'));
+    context.item = 'second';
+    context.list.push('b');
+    const again = await app.services.profiler!.load(p.token);
+    const record = again?.logs.find((l) => l.message === 'Item first');
+    assert.ok(record, 'the line as it was logged');
+    assert.deepEqual(record.context, { item: 'first', list: ['a'] });
   });
 });
