@@ -2,7 +2,8 @@
 // `npm run bench`: the HTTP benchmark (wrk against every server), then the in-process, Deno and memory benches.
 // Method (see BENCHMARKS.md): server pinned to one core (taskset -c 0), wrk to the other (taskset -c 1),
 // every server checked on the 4 routes and warmed up, then rounds interleaved (server order rotates each
-// round) so host drift hits all servers alike; medians over rounds, ratios to raw node:http, geo-means.
+// round) so host drift hits all servers alike; medians over rounds, ratios to raw node:http (of medians, and paired by
+// round), geo-means.
 //
 // Environment:
 //   BENCH_QUICK=1          ~2-minute run (1 round x 2 s, no retries, 1 in-process pass, 10,000 memory requests)
@@ -433,7 +434,7 @@ async function httpBench(results) {
   }
 }
 
-function summarizeHttp(raw, servers, skipped) {
+export function summarizeHttp(raw, servers, skipped) {
   const cells = {};
   for (const s of servers) {
     cells[s.name] = {};
@@ -478,7 +479,26 @@ function summarizeHttp(raw, servers, skipped) {
     out.geomean = geomean(ROUTES.map((r) => out[r.name]));
     return out;
   };
+  // Paired by round: each round's ratio (the two servers measured within one pass over the servers, under a minute
+  // apart), then the median over rounds. Drift of the host slower than a round cancels out of each pair.
+  const pairedRatio = (a, b) => {
+    const out = {};
+    if (!cells[a] || !cells[b]) return null;
+    for (const r of ROUTES) {
+      const perRound = [];
+      for (const round of new Set(raw.map((m) => m.round))) {
+        const x = raw.find((m) => m.server === a && m.route === r.name && m.round === round);
+        const y = raw.find((m) => m.server === b && m.route === r.name && m.round === round);
+        if (x && y) perRound.push(x.rps / y.rps);
+      }
+      out[r.name] = perRound.length ? median(perRound) : NaN;
+    }
+    out.geomean = geomean(ROUTES.map((r) => out[r.name]));
+    return out;
+  };
   const ratios = {};
+  const pairedRatios = {};
+  for (const s of servers) pairedRatios[s.name] = pairedRatio(s.name, 'node-http');
   const costRatios = {};
   for (const s of servers) ratios[s.name] = ratio(s.name, 'node-http');
   for (const s of servers) costRatios[s.name] = costRatio(s.name, 'node-http');
@@ -488,6 +508,8 @@ function summarizeHttp(raw, servers, skipped) {
     skipped,
     cells,
     ratioToNodeHttp: ratios,
+    pairedRatioToNodeHttp: pairedRatios,
+    pairedRatioIrmsDenoToDenoPlain: pairedRatio('irms-deno', 'deno-plain'),
     costRatioToNodeHttp: costRatios,
     ratioIrmsDenoToDenoPlain: ratio('irms-deno', 'deno-plain'),
     costRatioIrmsDenoToDenoPlain: costRatio('irms-deno', 'deno-plain'),
@@ -508,6 +530,13 @@ export function httpTables(http) {
   out.push(mdTable(['server', ...rn], names.map((n) => [n + flag(n), ...rn.map((r) => { const c = http.cells[n][r]; return c ? `${fmtInt(c.rps)} (${fmtInt(c.rpsMin)}–${fmtInt(c.rpsMax)})` : '–'; })])));
   out.push('\n#### Ratio to raw node:http (median req/s ÷ node-http median req/s)\n');
   out.push(mdTable(['server', ...rn, 'geo-mean'], names.filter((n) => http.ratioToNodeHttp[n]).map((n) => [n, ...rn.map((r) => fmt(http.ratioToNodeHttp[n][r])), `**${fmt(http.ratioToNodeHttp[n].geomean)}**`])));
+  if (http.pairedRatioToNodeHttp) {
+    out.push('\n#### Ratio to raw node:http, paired by round (median over rounds of each round\'s req/s ÷ node-http\'s)\n');
+    const rows = names.filter((n) => http.pairedRatioToNodeHttp[n]).map((n) => [n, ...rn.map((r) => fmt(http.pairedRatioToNodeHttp[n][r])), `**${fmt(http.pairedRatioToNodeHttp[n].geomean)}**`]);
+    const d = http.pairedRatioIrmsDenoToDenoPlain;
+    if (d) rows.push(['irms-deno ÷ deno-plain', ...rn.map((r) => fmt(d[r])), `**${fmt(d.geomean)}**`]);
+    out.push(mdTable(['server', ...rn, 'geo-mean'], rows));
+  }
   const extra = [];
   if (http.ratioIrmsDenoToDenoPlain) extra.push(['irms-deno ÷ deno-plain', ...rn.map((r) => fmt(http.ratioIrmsDenoToDenoPlain[r])), `**${fmt(http.ratioIrmsDenoToDenoPlain.geomean)}**`]);
   if (http.ratioIrmsDebugToIrmsProd) extra.push(['irms-debug ÷ irms-prod', ...rn.map((r) => fmt(http.ratioIrmsDebugToIrmsProd[r])), `**${fmt(http.ratioIrmsDebugToIrmsProd.geomean)}**`]);
@@ -574,11 +603,12 @@ export function goals(results) {
   const add = (goal, target, value, ok, note = '') => rows.push({ goal, target, value, ok, note });
   const h = results.http;
   const g = (n) => h?.ratioToNodeHttp?.[n]?.geomean;
+  const paired = (r) => (Number.isFinite(r?.geomean) ? `paired by round: ${fmt(r.geomean)}` : '');
   if (h) {
-    add('Node prod geo-mean vs raw node:http', '≥ 0.85', g('irms-prod'), g('irms-prod') >= 0.85);
-    add('Node debug geo-mean vs raw node:http', '≥ 0.50', g('irms-debug'), g('irms-debug') >= 0.5);
+    add('Node prod geo-mean vs raw node:http', '≥ 0.85', g('irms-prod'), g('irms-prod') >= 0.85, paired(h.pairedRatioToNodeHttp?.['irms-prod']));
+    add('Node debug geo-mean vs raw node:http', '≥ 0.50', g('irms-debug'), g('irms-debug') >= 0.5, paired(h.pairedRatioToNodeHttp?.['irms-debug']));
     const d = h.ratioIrmsDenoToDenoPlain?.geomean;
-    add('Deno prod geo-mean vs plain Deno.serve', '≥ 0.90', d, d >= 0.9);
+    add('Deno prod geo-mean vs plain Deno.serve', '≥ 0.90', d, d >= 0.9, paired(h.pairedRatioIrmsDenoToDenoPlain));
   }
   for (const [key, label] of [['inprocess', 'Node'], ['inprocessDeno', 'Deno']]) {
     const ip = results[key];
@@ -624,22 +654,43 @@ async function main() {
   if (cfg.parts.includes('deno') && existsSync(DENO)) results.inprocessDeno = runPart('in-process (Deno)', DENO, ['run', '-A', '--no-lock', 'bench/inprocess-deno.mjs', '--json', tmp('deno')], tmp('deno'));
   if (cfg.parts.includes('memory')) results.memory = runPart('memory (debug mode)', 'taskset', ['-c', cfg.serverCpu, NODE, '--expose-gc', 'bench/memory.mjs', '--json', tmp('memory'), '--mode', env.MEMORY_MODE || 'fetch'], tmp('memory'));
 
-  results.goals = goals(results);
   results.elapsedSeconds = Math.round((Date.now() - started) / 1000);
-  writeFileSync(cfg.out, JSON.stringify(results, null, 2) + '\n');
+  writeReport(results, cfg.out);
+}
 
+/** Goals, the JSON and its Markdown tables beside it. */
+function writeReport(results, out) {
+  results.goals = goals(results);
+  writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
   const md = [`# bench results ${results.machine.date}`, ''];
   if (results.http) md.push('## HTTP (wrk)', '', httpTables(results.http), '');
   for (const [k, title] of [['inprocess', 'In-process (Node)'], ['inprocessDeno', 'In-process (Deno)'], ['memory', 'Memory (debug mode)']]) {
     if (results[k]?.markdown) md.push(`## ${title}`, '', results[k].markdown, '');
   }
   md.push('## Goals', '', goalsTable(results.goals), '');
-  writeFileSync(cfg.out.replace(/\.json$/, '.md'), md.join('\n'));
+  writeFileSync(out.replace(/\.json$/, '.md'), md.join('\n'));
   log('\n## Goals\n\n' + goalsTable(results.goals));
-  log(`\nwrote ${path.relative(ROOT, cfg.out)} and ${path.relative(ROOT, cfg.out.replace(/\.json$/, '.md'))} (${results.elapsedSeconds} s)`);
+  log(`\nwrote ${path.relative(ROOT, out)} and ${path.relative(ROOT, out.replace(/\.json$/, '.md'))} (${results.elapsedSeconds} s)`);
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+/**
+ * `node bench/run.mjs --render [results.json]`: the tables and goals again from a run's raw measurements
+ * (after a change to the report; nothing is measured).
+ */
+function render(file) {
+  const results = JSON.parse(readFileSync(file, 'utf8'));
+  const h = results.http;
+  if (h?.raw) {
+    const servers = Object.keys(h.cells).map((name) => ({ name, note: h.servers[name]?.note, problems: h.servers[name]?.problems ?? [], stderrBytes: h.servers[name]?.stderrBytes ?? 0 }));
+    const { elapsedSeconds } = h;
+    results.http = { ...summarizeHttp(h.raw, servers, h.skipped ?? {}), config: h.config, servers: h.servers, elapsedSeconds };
+  }
+  writeReport(results, file);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv[2] === '--render') {
+  render(path.resolve(process.argv[3] || cfg.out));
+} else if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   main().catch((e) => {
     console.error(e);
     process.exit(1);
