@@ -481,12 +481,13 @@ export function summarizeHttp(raw, servers, skipped) {
   };
   // Paired by round: each round's ratio (the two servers measured within one pass over the servers, under a minute
   // apart), then the median over rounds. Drift of the host slower than a round cancels out of each pair.
+  const rounds = [...new Set(raw.map((m) => m.round))];
   const pairedRatio = (a, b) => {
     const out = {};
     if (!cells[a] || !cells[b]) return null;
     for (const r of ROUTES) {
       const perRound = [];
-      for (const round of new Set(raw.map((m) => m.round))) {
+      for (const round of rounds) {
         const x = raw.find((m) => m.server === a && m.route === r.name && m.round === round);
         const y = raw.find((m) => m.server === b && m.route === r.name && m.round === round);
         if (x && y) perRound.push(x.rps / y.rps);
@@ -688,9 +689,10 @@ function render(file) {
   writeReport(results, file);
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv[2] === '--render') {
+const isMain = !!process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain && process.argv[2] === '--render') {
   render(path.resolve(process.argv[3] || cfg.out));
-} else if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+} else if (isMain) {
   main().catch((e) => {
     console.error(e);
     process.exit(1);
