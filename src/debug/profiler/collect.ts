@@ -354,12 +354,7 @@ let lastPlainHeaders: string[] = [];
 let lastMaskedHeaders: Readonly<Record<string, string>> | null = null;
 
 function requestHeaders(request: KernelRequest): Record<string, string> {
-  let flat: string[];
-  try {
-    flat = request.headers.lines();
-  } catch {
-    flat = [];
-  }
+  const flat = attempt(() => request.headers.lines(), [] as string[]);
   if (lastMaskedHeaders !== null && sameStrings(flat, lastPlainHeaders)) return lastMaskedHeaders;
   const masked = maskHeaders(flat, PROFILE_LIMITS.headers, PROFILE_LIMITS.headerValue);
   if (maskedNothing(flat, masked)) {
