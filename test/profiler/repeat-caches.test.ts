@@ -10,7 +10,7 @@ import { maskContent, rememberedContent } from '../../src/debug/profiler/mask.ts
 import { codeExcerpt } from '../../src/debug/error-page/excerpt.ts';
 import { errorFrames, parseStack } from '../../src/debug/stack.ts';
 import { interpolate, MAX_TEMPLATE_LENGTH, MAX_TEMPLATES, templateCacheSize } from '../../src/log/record.ts';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixtureRoutes, get, profiledApp, profileOf } from './support.ts';
@@ -111,9 +111,13 @@ describe('caches of repeated request data', () => {
     const dir = mkdtempSync(join(tmpdir(), 'irms-excerpt-'));
     const file = join(dir, 'source.ts');
     const lines = ['// a dash — here', 'const a = 1;', 'const é = "latin-1";', 'const b = "😀";', 'return a;'];
-    writeFileSync(file, lines.join('\n'));
-    const excerpt = codeExcerpt(file, 3)!;
-    assert.deepEqual(excerpt.map((l) => l.text), lines);
-    assert.deepEqual(excerpt.map((l) => l.current), [false, false, true, false, false]);
+    try {
+      writeFileSync(file, lines.join('\n'));
+      const excerpt = codeExcerpt(file, 3)!;
+      assert.deepEqual(excerpt.map((l) => l.text), lines);
+      assert.deepEqual(excerpt.map((l) => l.current), [false, false, true, false, false]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
