@@ -180,6 +180,9 @@ class IncomingSource implements RequestSource {
     const req = this.req;
     const h = req.headers;
     if (h['transfer-encoding'] === undefined && (h['content-length'] === undefined || h['content-length'] === '0')) return Promise.resolve(new Uint8Array(0));
+    // Asked for after the connection closed (a slow listener, a request queued in a batch): its events
+    // are over and would never settle the read.
+    if (req.destroyed) return Promise.reject(clientGoneError());
     this.bodyState = 1;
     this.sendContinue();
     return new Promise((resolve, reject) => {
@@ -215,7 +218,7 @@ class IncomingSource implements RequestSource {
       const onClose = () => {
         if (req.complete) return;
         done();
-        reject(Object.assign(new Error('The client closed the connection before the request body was complete.'), { code: 'ECONNRESET' }));
+        reject(clientGoneError());
       };
       req.on('data', onData);
       req.on('end', onEnd);
@@ -236,6 +239,10 @@ class IncomingSource implements RequestSource {
       pending.writeContinue();
     }
   }
+}
+
+function clientGoneError(): Error {
+  return Object.assign(new Error('The client closed the connection before the request body was complete.'), { code: 'ECONNRESET' });
 }
 
 /**
@@ -276,8 +283,14 @@ function incomingBodyStream(req: http.IncomingMessage, onCancel: () => void): Re
         };
         onClose = () => {
           // 'close' without 'end': the client went away mid-body.
-          if (!finished) onError(Object.assign(new Error('The client closed the connection before the request body was complete.'), { code: 'ECONNRESET' }));
+          if (!finished) onError(clientGoneError());
         };
+        // Already closed (see readBody): no event will come.
+        if (req.destroyed) {
+          finished = true;
+          controller.error(clientGoneError());
+          return;
+        }
         req.on('data', onData);
         req.on('end', onEnd);
         req.on('error', onError);

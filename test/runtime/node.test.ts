@@ -482,6 +482,37 @@ describe('node adapter: responses', { timeout: 10_000 }, () => {
     assert.equal((await get(server.port, '/after')).status, 200);
   });
 
+  test('a request body read after its client has gone rejects instead of waiting forever', async () => {
+    // The body is asked for only after the connection closed (a slow listener, or a request still queued
+    // in a batch): the 'close' and 'end' events are over, so nothing would ever settle the read.
+    for (const [label, head] of [
+      ['cut short', 'POST /late HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\npartial'],
+      ['complete', 'POST /late HTTP/1.1\r\nHost: x\r\nContent-Length: 7\r\n\r\npartial'],
+    ]) {
+      for (const reader of ['readBody', 'body stream']) {
+        const outcome = deferred<string>();
+        const { server } = await start(async (s) => {
+          await sleep(150);
+          try {
+            if (reader === 'readBody') await s.readBody!(1024);
+            else await new Response(s.body()).arrayBuffer();
+            outcome.resolve('read');
+          } catch (e) {
+            outcome.resolve(`rejected ${(e as { code?: string }).code}`);
+          }
+          return HttpResponse.text('late');
+        });
+        const socket = net.connect(server.port, '127.0.0.1');
+        socket.on('error', () => {});
+        socket.write(head);
+        await sleep(50);
+        socket.destroy();
+        assert.equal(await within(outcome.promise, 2000, `the body read to settle (${label}, ${reader})`), 'rejected ECONNRESET', `${label}, ${reader}`);
+        assert.equal((await get(server.port, '/after')).status, 200);
+      }
+    }
+  });
+
   test('a body stream that errors: the response is cut (no final chunk), logged, server alive', async () => {
     const { server, logs } = await start((s) =>
       s.target === '/ok'
