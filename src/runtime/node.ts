@@ -19,6 +19,9 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { RequestSource, ConnectionInfo } from '../http/source.ts';
 import type { ResponseBody } from '../http/response.ts';
+import { batchUnderLoad } from './node-batch.ts';
+
+export { batchUnderLoad, type BatchingListener } from './node-batch.ts';
 
 /** What the adapter needs from a kernel response (the kernel's `HttpResponse` fits). */
 export interface NodeResponse {
@@ -80,6 +83,11 @@ export interface ServeOptions {
   handleSignals?: boolean;
   /** Default `native` (measured faster, docs/node-adapter.md). */
   adapter?: NodeAdapter;
+  /**
+   * Native adapter: under load, compute the responses of one event-loop turn together (node-batch.ts).
+   * Default true; false answers every request inside its socket's read callback.
+   */
+  batch?: boolean;
 }
 
 export interface NodeServer {
@@ -666,7 +674,12 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
   const defaultDeadline = options.shutdownDeadlineMs ?? config.shutdownDeadlineMs ?? NODE_DEFAULTS.shutdownDeadlineMs;
 
   const state: ServerState = { closing: false };
-  const listener = adapter === 'hono' ? await createHonoListener(app) : createNodeListener(app, state);
+  const listener =
+    adapter === 'hono'
+      ? await createHonoListener(app)
+      : options.batch === false
+        ? createNodeListener(app, state)
+        : batchUnderLoad(createNodeListener(app, state), (err) => reportError(app, 'Unhandled error while handling a request', err));
   const server = http.createServer(
     {
       joinDuplicateHeaders: true,
