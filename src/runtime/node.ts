@@ -6,7 +6,8 @@
  *   `IncomingMessage` through a lazy `RequestSource` (nothing parsed or copied until the kernel asks,
  *   no Fetch `Request`), and the kernel's `HttpResponse` is written straight to the `ServerResponse`
  *   (no Fetch `Response`). The request target is `req.url` exactly as received: `//evil.com/x` stays a
- *   path and is never resolved against a base.
+ *   path and is never resolved against a base. Under load, the responses of one event-loop turn are
+ *   computed together after every ready socket has been read (node-batch.ts; `batch: false` opts out).
  * - `hono`: `@hono/node-server`'s `getRequestListener(app.fetch)`, kept for comparison. It is loaded
  *   on demand (it is a dev dependency) and, by that package's default, replaces the global
  *   `Request`/`Response` with its lightweight classes.
