@@ -159,4 +159,73 @@ describe('node adapter: batching on a real server', { timeout: 30_000 }, () => {
     });
     assert.deepEqual([...wire.matchAll(/answer to GET (\/pipelined\/\d+)/g)].map((m) => m[1]), paths);
   });
+
+  test('clients that leave while their requests wait in a batch: the others are answered, nothing is reported', async () => {
+    const reported: string[] = [];
+    let listener: { batching?: boolean } = {};
+    let handledWhileBatching = 0;
+    const app = {
+      config: {},
+      log: (_level: string, message: string) => void reported.push(message),
+      handle(source: { target: string; method: string; readBody?(limit: number): Promise<Uint8Array | null> }) {
+        if (listener.batching) handledWhileBatching++;
+        if (source.method === 'POST') {
+          return source.readBody!(1024).then(
+            (body) => ({ response: HttpResponse.text(`read ${body?.length ?? 0}`), terminate: null }),
+            () => ({ response: HttpResponse.text('client gone'), terminate: null }),
+          );
+        }
+        return { response: HttpResponse.text(`answer to ${source.target}`), terminate: null };
+      },
+    };
+    const server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false });
+    servers.push(server);
+    listener = server.server.listeners('request')[0] as { batching?: boolean };
+    /** Opens a connection; `send` writes the request and, with `leave`, destroys the socket right after. */
+    const open = () =>
+      new Promise<{ send(bytes: string, leave: boolean): Promise<string> }>((ready) => {
+        const socket = net.connect(server.port, '127.0.0.1');
+        let data = '';
+        const closed = new Promise<string>((resolve) => socket.on('close', () => resolve(data)));
+        socket.setEncoding('latin1');
+        socket.on('error', () => {});
+        socket.on('data', (d) => {
+          data += d;
+          if (/\r\n\r\n[\s\S]*(answer to|read|client gone)/.test(data)) socket.end();
+        });
+        socket.on('connect', () =>
+          ready({
+            send(bytes, leave) {
+              socket.write(bytes, () => leave && socket.destroy());
+              return closed;
+            },
+          }),
+        );
+      });
+    for (let round = 0; round < 10; round++) {
+      const connections = await Promise.all(Array.from({ length: 60 }, open));
+      await new Promise((resolve) => setTimeout(resolve, 20)); // the server has accepted them all
+      // Every request written in the same tick: the server finds them ready in one turn.
+      const jobs = connections.map((c, i) => {
+        const leave = i % 3 === 0;
+        const bytes = i % 2 === 0 ? `GET /g${round}-${i} HTTP/1.1\r\nHost: x\r\n\r\n` : `POST /p${round}-${i} HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello`;
+        return c.send(bytes, leave).then((data) => ({ i, leave, data }));
+      });
+      for (const { i, leave, data } of await Promise.all(jobs)) {
+        if (leave) continue;
+        assert.match(data, /^HTTP\/1\.1 200 /, `round ${round}, client ${i}`);
+        assert.ok(data.endsWith(i % 2 === 0 ? `answer to /g${round}-${i}` : 'read 5'), `round ${round}, client ${i}: ${data.slice(-40)}`);
+      }
+    }
+    assert.ok(handledWhileBatching > 0, 'no request was handled in a batch');
+    assert.deepEqual(reported, []);
+    const after = await new Promise<string>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port: server.port, path: '/still-up', agent: false }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve(body));
+      }).on('error', reject);
+    });
+    assert.equal(after, 'answer to /still-up');
+  });
 });
