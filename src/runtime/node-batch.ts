@@ -14,7 +14,9 @@
  * the scheduler measures the load: an average of requests per turn, sampled by a probe every few
  * requests while it answers at once, and by each batch while it batches. It batches above
  * ENTER_BATCHING and answers at once again below LEAVE_BATCHING. The response is the same either way;
- * only when it is computed changes (still in the turn that read the request).
+ * only when it is computed changes (still in the turn that read the request). The queue holds one
+ * turn's requests: what Node parsed from the sockets it read in that turn, each of which it has
+ * already given its own ServerResponse, batching or not.
  */
 import type http from 'node:http';
 
