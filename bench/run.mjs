@@ -622,7 +622,9 @@ export function goals(results) {
   if (h) {
     add('Node prod geo-mean vs raw node:http', '≥ 0.85', g('irms-prod'), g('irms-prod') >= 0.85, paired(h.pairedRatioToNodeHttp?.['irms-prod']));
     // Not goals: the same ratio with the scheduling held equal on both sides (see BENCHMARKS.md).
-    const info = (goal, r) => Number.isFinite(r?.geomean) && add(goal, 'info', r.geomean, null);
+    const info = (goal, r) => {
+      if (Number.isFinite(r?.geomean)) add(goal, 'info', r.geomean, null);
+    };
     info('  … irms-prod ÷ raw node:http behind the same batching (node-batched)', h.ratioIrmsProdToNodeBatched);
     info('  … irms-prod without batching ÷ raw node:http', h.ratioIrmsProdDirectToNodeHttp);
     add('Node debug geo-mean vs raw node:http', '≥ 0.50', g('irms-debug'), g('irms-debug') >= 0.5, paired(h.pairedRatioToNodeHttp?.['irms-debug']));

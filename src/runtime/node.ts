@@ -675,12 +675,12 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
   const defaultDeadline = options.shutdownDeadlineMs ?? config.shutdownDeadlineMs ?? NODE_DEFAULTS.shutdownDeadlineMs;
 
   const state: ServerState = { closing: false };
-  const listener =
-    adapter === 'hono'
-      ? await createHonoListener(app)
-      : options.batch === false
-        ? createNodeListener(app, state)
-        : batchUnderLoad(createNodeListener(app, state), (err) => reportError(app, 'Unhandled error while handling a request', err));
+  let listener: Listener;
+  if (adapter === 'hono') listener = await createHonoListener(app);
+  else {
+    const native = createNodeListener(app, state);
+    listener = options.batch === false ? native : batchUnderLoad(native, (err) => reportError(app, 'Unhandled error while handling a request', err));
+  }
   const server = http.createServer(
     {
       joinDuplicateHeaders: true,
