@@ -635,6 +635,8 @@ export function goals(results) {
     const ip = results[key];
     const r = ip?.comparison?.irmsToHono?.geomean;
     if (ip && !ip.error) add(`in-process app.fetch irms ÷ Hono (${label})`, '≥ 1.00', r, r >= 1);
+    const read = ip?.comparison?.irmsToHonoRead?.geomean;
+    if (Number.isFinite(read)) add(`  … the same with each response's body read (${label})`, 'info', read, null);
     const sc = ip?.scaling?.irms?.ratio1000to10;
     if (sc !== undefined) add(`1,000 vs 10 routes, per-request time (${label})`, '≤ 1.30', sc, sc <= 1.3);
   }

@@ -6,8 +6,11 @@
 //   plain        a hand-routed `async (req) => new Response(...)` (the floor: Fetch objects and nothing else)
 //   irms-handle  irms-web prod `app.handle(source)` with a plain-object RequestSource: the kernel without
 //                Fetch Request/Response objects (what the Node adapter calls); informational
+//   irms-read / hono-read / plain-read   the same, and the response body read with `text()` in the timed loop:
+//                what a test or a JS-level adapter does with the response (irms-web's app.fetch on Node returns
+//                a deferred Response, src/http/fetch-response.ts, so the two sets measure different things)
 //   irms-scale-N / hono-scale-N   N routes `/r{i}/items/:id`; requests spread over the whole table
-// Response bodies are not read in the timed loop (they are checked once before it).
+// Outside the *-read subjects, response bodies are not read in the timed loop (they are checked once before it).
 //
 // Each subject runs in its own process (no JIT cross-talk), pinned to one core with taskset; the
 // orchestrator starts every subject once per pass and rotates the order between passes, so drift hits
@@ -42,7 +45,7 @@ const ROUTES = {
   echo: { method: 'POST', target: '/echo', status: 200, json: JSON.parse(ECHO_BODY), body: ECHO_BODY },
 };
 const ROUTE_NAMES = Object.keys(ROUTES).sort((a, b) => ['root', 'user', '404', 'echo'].indexOf(a) - ['root', 'user', '404', 'echo'].indexOf(b));
-export const MAIN_SUBJECTS = ['irms', 'hono', 'plain', 'irms-handle'];
+export const MAIN_SUBJECTS = ['irms', 'hono', 'plain', 'irms-handle', 'irms-read', 'hono-read', 'plain-read'];
 export const SCALE_SIZES = [10, 100, 1000];
 export const SCALE_SUBJECTS = SCALE_SIZES.flatMap((n) => [`irms-scale-${n}`, `hono-scale-${n}`]);
 
@@ -95,10 +98,12 @@ function scaledRoutes(n) {
 async function makeSubject(name) {
   const ops = {};
   const check = {};
+  const readBody = name.endsWith('-read');
+  if (readBody) name = name.slice(0, -'-read'.length);
   const fetchSubject = (fetchFn) => {
     for (const rn of ROUTE_NAMES) {
       const mk = requestFactory(ROUTES[rn]);
-      ops[rn] = () => fetchFn(mk());
+      ops[rn] = readBody ? async () => (await fetchFn(mk())).text() : () => fetchFn(mk());
       check[rn] = async () => {
         const res = await fetchFn(mk());
         return { status: res.status, text: await res.text() };
@@ -288,7 +293,7 @@ function markdown(res) {
     })),
   );
   const rows = [];
-  for (const [label, r] of [['irms ÷ hono', res.comparison.irmsToHono], ['irms ÷ plain', res.comparison.irmsToPlain], ['hono ÷ plain', res.comparison.honoToPlain], ['irms-handle ÷ irms', res.comparison.handleToFetch]]) {
+  for (const [label, r] of [['irms ÷ hono', res.comparison.irmsToHono], ['irms ÷ plain', res.comparison.irmsToPlain], ['hono ÷ plain', res.comparison.honoToPlain], ['irms-handle ÷ irms', res.comparison.handleToFetch], ['irms-read ÷ hono-read (body read)', res.comparison.irmsToHonoRead], ['irms-read ÷ plain-read (body read)', res.comparison.irmsToPlainRead]]) {
     if (r) rows.push([label, ...ROUTE_NAMES.map((rn) => fmt(r[rn])), `**${fmt(r.geomean)}**`]);
   }
   lines.push(`\n#### ${rt}: ratios of median ops/s\n`);
@@ -356,6 +361,8 @@ export async function orchestrate({ runtime, spawnWorker, writeFile, jsonPath, h
       irmsToPlain: ratio(subjectsSum, 'irms', 'plain'),
       honoToPlain: ratio(subjectsSum, 'hono', 'plain'),
       handleToFetch: ratio(subjectsSum, 'irms-handle', 'irms'),
+      irmsToHonoRead: ratio(subjectsSum, 'irms-read', 'hono-read'),
+      irmsToPlainRead: ratio(subjectsSum, 'irms-read', 'plain-read'),
     },
   };
   if (scale.length) {

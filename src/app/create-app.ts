@@ -5,6 +5,7 @@ import { IpMatcher } from '../http/ip.ts';
 import { KernelRequest, type RequestSettings } from '../http/request.ts';
 import type { HttpResponse } from '../http/response.ts';
 import { fetchSource, type ConnectionInfo, type RequestSource } from '../http/source.ts';
+import { toFetchResponse } from '../http/fetch-response.ts';
 import { LogStream, stderrSink, type LogSink } from '../log/logger.ts';
 import { Router } from '../routing/router.ts';
 import type { RouteDefinition } from '../routing/route.ts';
@@ -105,7 +106,7 @@ export function createApp(options: AppOptions = {}): App {
   }
 
   function fetchResponse(handled: HandledRequest): Response {
-    const response = handled.response.toFetch();
+    const response = toFetchResponse(handled.response);
     // The host gets the response first; kernel.terminate (profile storage) runs on a later tick.
     if (handled.terminate) setTimeout(handled.terminate, 0);
     return response;

@@ -54,6 +54,51 @@ export function inProcessTarget(options: AppOptions = {}): Target {
   };
 }
 
+/**
+ * In-process through `app.fetch`: a Fetch Request in, the Response read as a Fetch host would (on
+ * Node that is the deferred Response of src/http/fetch-response.ts). Set-Cookie lines are joined
+ * the way the other targets join repeated headers.
+ */
+export function fetchTarget(options: AppOptions = {}): Target {
+  const app = createApp({ env: 'dev', logSink: () => {}, ...options, environment: {} });
+  const origin = 'http://127.0.0.1:8000';
+  return {
+    name: 'in-process fetch',
+    origin,
+    async send(req) {
+      const headers = new Headers({ host: '127.0.0.1:8000' });
+      for (const [k, v] of Object.entries(req.headers ?? {})) {
+        if (v === null) headers.delete(k);
+        else headers.set(k, v);
+      }
+      const method = req.method.toUpperCase();
+      const request = fetchRequest(origin + req.target, method, headers, req.body);
+      const response = await app.fetch(request, { remoteAddress: '127.0.0.1', rawTarget: req.target });
+      const out: Record<string, string> = {};
+      response.headers.forEach((v, k) => {
+        out[k] = k in out ? `${out[k]}\n${v}` : v;
+      });
+      const body = method === 'HEAD' ? '' : await response.text();
+      return { status: response.status, headers: out, body };
+    },
+    async close() {},
+  };
+}
+
+/**
+ * `new Request` refuses the methods Fetch forbids (TRACE, CONNECT, TRACK), but a server host such as
+ * Deno.serve still hands them over; the kernel reads only these members of the request.
+ */
+function fetchRequest(url: string, method: string, headers: Headers, body: string | undefined): Request {
+  const init = { method, headers, body: body === undefined || method === 'GET' || method === 'HEAD' ? undefined : body };
+  try {
+    return new Request(url, init);
+  } catch {
+    const carrier = new Request(url, { ...init, method: 'POST' });
+    return { method, url: carrier.url, headers: carrier.headers, body: carrier.body, arrayBuffer: () => carrier.arrayBuffer() } as unknown as Request;
+  }
+}
+
 /** A bundle started as its own process (`node dist/server.js`, `deno run dist/deno.js`) on a free port. */
 export async function processTarget(name: string, command: string, args: string[], env: Record<string, string> = {}): Promise<Target> {
   const child: ChildProcess = spawn(command, args, {

@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { toFetchResponse } from '../../src/http/fetch-response.ts';
+import { HttpResponse } from '../../src/http/response.ts';
+import { createApp } from '../../src/app/create-app.ts';
+import { listener } from '../../src/kernel/hooks.ts';
+
+// On Node, app.fetch answers with a deferred Response (src/http/fetch-response.ts). Whatever a caller
+// does with it must give what the real undici Response from toFetch() gives.
+
+type Make = () => HttpResponse;
+
+const cases: Record<string, Make> = {
+  'text/plain': () => HttpResponse.text('ok'),
+  json: () => HttpResponse.json({ id: '42', list: [1, 2] }),
+  'html, 404, two cookies': () => {
+    const r = HttpResponse.html('<p>gone</p>', 404, { 'x-robots-tag': 'noindex' });
+    r.headers.setCookie('a', '1');
+    r.headers.setCookie('b', '2');
+    return r;
+  },
+  'bytes without a type': () => new HttpResponse(new Uint8Array([104, 105, 0xff]), 201),
+  'empty string': () => new HttpResponse('', 200, { 'cache-control': 'no-cache, private' }),
+  'null body': () => new HttpResponse(null, 200),
+  '204 with a body the status forbids': () => new HttpResponse('ignored', 204, { 'x-a': '1' }),
+  '304': () => new HttpResponse('ignored', 304, { etag: '"x"' }),
+  'leading BOM': () => new HttpResponse('\uFEFFhi', 200),
+  'lone surrogate': () => new HttpResponse('a\uD800b', 200),
+  'untyped string with "content-type" as a header value': () => new HttpResponse('ok', 200, { vary: 'content-type' }),
+  'redirect 301': () => HttpResponse.redirect('/next', 301),
+  '599': () => new HttpResponse('x', 599),
+};
+
+type Read = (r: Response) => Promise<unknown>;
+const reads: Record<string, Read> = {
+  text: (r) => r.text(),
+  arrayBuffer: async (r) => [...new Uint8Array(await r.arrayBuffer())],
+  bytes: async (r) => [...(await (r as Response & { bytes(): Promise<Uint8Array> }).bytes())],
+  blob: async (r) => {
+    const b = await r.blob();
+    return [b.type, b.size, await b.text()];
+  },
+  'body stream': async (r) => {
+    if (r.body === null) return null;
+    const chunks: number[] = [];
+    for await (const c of r.body as unknown as AsyncIterable<Uint8Array>) chunks.push(...c);
+    return chunks;
+  },
+  json: (r) => r.json().then((v) => ({ ok: v }), (e: Error) => ({ error: e.constructor.name })),
+};
+
+async function observe(response: Response, read: Read) {
+  const head = {
+    isResponse: response instanceof Response,
+    tag: Object.prototype.toString.call(response),
+    status: response.status,
+    ok: response.ok,
+    statusText: response.statusText,
+    type: response.type,
+    url: response.url,
+    redirected: response.redirected,
+    headers: [...response.headers],
+    cookies: response.headers.getSetCookie(),
+    bodyUsedBefore: response.bodyUsed,
+  };
+  const value = await read(response);
+  const used = response.bodyUsed;
+  const again = await response.text().then((t) => ({ text: t }), (e: Error) => ({ error: e.constructor.name }));
+  const clone = (() => {
+    try {
+      response.clone();
+      return 'cloned';
+    } catch (e) {
+      return (e as Error).constructor.name;
+    }
+  })();
+  return { head, value, used, again, clone };
+}
+
+for (const [name, make] of Object.entries(cases)) {
+  for (const [how, read] of Object.entries(reads)) {
+    test(`deferred response = toFetch(): ${name}, read with ${how}`, async () => {
+      const deferred = toFetchResponse(make());
+      const real = make().toFetch();
+      assert.deepEqual(await observe(deferred, read), await observe(real, read));
+    });
+  }
+}
+
+test('on Node, app.fetch returns a deferred Response that is still an instanceof Response', async () => {
+  const app = createApp({ env: 'prod', debug: false, logSink: () => {} });
+  const response = await app.fetch(new Request('http://localhost/nothing-here'));
+  assert.ok(response instanceof Response);
+  assert.notEqual(Object.getPrototypeOf(response), Response.prototype, 'deferred, not undici’s own object');
+  assert.equal(response.status, 404);
+  assert.match(await response.text(), /Not Found/);
+});
+
+test('a status Fetch refuses throws the same RangeError as toFetch()', () => {
+  assert.throws(() => new HttpResponse('x', 101).toFetch(), RangeError);
+  assert.throws(() => toFetchResponse(new HttpResponse('x', 101)), RangeError);
+  assert.throws(() => toFetchResponse(new HttpResponse('x', 600)), RangeError);
+});
+
+test('a streamed body comes back as undici’s own Response', async () => {
+  const stream = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(new TextEncoder().encode('streamed'));
+      c.close();
+    },
+  });
+  const response = toFetchResponse(HttpResponse.stream(stream, 200, { 'content-type': 'text/plain' }));
+  assert.equal(Object.getPrototypeOf(response), Response.prototype);
+  assert.equal(await response.text(), 'streamed');
+});
+
+test('headers is one object for the response’s life: changes to it reach clones and the body stream’s Response', async () => {
+  const response = toFetchResponse(HttpResponse.text('hello'));
+  const headers = response.headers;
+  headers.set('x-added', 'yes');
+  assert.equal(response.headers, headers);
+  const early = response.clone();
+  assert.equal(early.headers.get('x-added'), 'yes');
+  assert.ok(response.body, 'builds the real Response');
+  assert.equal(response.headers, headers, 'the same object after the real Response exists');
+  headers.set('x-later', '1');
+  const late = response.clone();
+  assert.equal(late.headers.get('x-later'), '1');
+  assert.equal(await late.text(), 'hello');
+  assert.equal(await early.text(), 'hello');
+  assert.equal(await response.text(), 'hello');
+});
+
+test('a body read through text() is read for the stream too: body is locked and bodyUsed stays true', async () => {
+  const response = toFetchResponse(HttpResponse.text('once'));
+  assert.equal(await response.text(), 'once');
+  assert.equal(response.bodyUsed, true);
+  assert.equal(response.body?.locked, true);
+  await assert.rejects(response.arrayBuffer(), TypeError);
+});
+
+test('bytes read from a deferred response are a copy: writing to them leaves the response and its clones alone', async () => {
+  const source = new HttpResponse(new Uint8Array([1, 2, 3]), 200);
+  const response = toFetchResponse(source);
+  const clone = response.clone();
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  bytes[0] = 9;
+  assert.deepEqual([...new Uint8Array(await clone.arrayBuffer())], [1, 2, 3]);
+  assert.deepEqual([...(source.body as Uint8Array)], [1, 2, 3]);
+});
+
+test('a kernel.terminate listener that changes the response after app.fetch returned does not change what the caller got', async () => {
+  const app = createApp({
+    env: 'prod',
+    debug: false,
+    logSink: () => {},
+    routes: [{ name: 'home', path: '/', methods: ['GET'], controller: () => HttpResponse.text('ok') }],
+    listeners: [
+      {
+        hook: 'kernel.terminate',
+        listener: listener<'kernel.terminate'>('test::late', 'changes a sent response', (event) => {
+          event.response.headers.set('x-late', 'changed');
+          event.response.status = 500;
+        }),
+      },
+    ],
+  });
+  const response = await app.fetch(new Request('http://localhost/'));
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get('x-late'), null);
+  assert.equal(await response.text(), 'ok');
+});
+
+test('formData() and other members the deferred response does not answer itself are asked of the real Response', async () => {
+  const form = toFetchResponse(new HttpResponse('a=1&b=two', 200, { 'content-type': 'application/x-www-form-urlencoded' }));
+  const data = await form.formData();
+  assert.equal(data.get('b'), 'two');
+  assert.equal(form.bodyUsed, true);
+});
