@@ -22,7 +22,7 @@ import type { HttpResponse } from './response.ts';
 export function toFetchResponse(response: HttpResponse): Response {
   const body = response.body;
   const status = response.status;
-  if (!DEFERRED || status < 200 || status > 599 || !(body === null || typeof body === 'string' || body instanceof Uint8Array)) {
+  if (!DEFERRED || globalThis.Response !== NativeResponse || status < 200 || status > 599 || !(body === null || typeof body === 'string' || body instanceof Uint8Array)) {
     return response.toFetch();
   }
   const empty = body === '' || response.isEmptyStatus();
@@ -31,10 +31,16 @@ export function toFetchResponse(response: HttpResponse): Response {
 
 const NativeResponse = globalThis.Response;
 
-/** Node (not Bun or Deno, which also set `process.versions.node`; not workerd, whose navigator says so). */
+/**
+ * Node (not Bun or Deno, which also set `process.versions.node`; not workerd, whose navigator says so),
+ * with undici's own Response as the global. A host that has put its own lightweight class there
+ * (@hono/node-server does by default) already avoids the stream and has a fast path for its class:
+ * then, and whenever the global changes later, `app.fetch` builds the global `Response` (toFetch).
+ */
 const DEFERRED: boolean = (() => {
   const g = globalThis as { process?: { versions?: { node?: string; bun?: string } }; Deno?: unknown; navigator?: { userAgent?: unknown } };
-  if (typeof NativeResponse !== 'function' || !g.process?.versions?.node || g.process.versions.bun || g.Deno !== undefined) return false;
+  if (typeof NativeResponse !== 'function' || Object.getPrototypeOf(NativeResponse.prototype) !== Object.prototype) return false;
+  if (!g.process?.versions?.node || g.process.versions.bun || g.Deno !== undefined) return false;
   const agent = g.navigator?.userAgent;
   return typeof agent !== 'string' || agent.startsWith('Node.js');
 })();

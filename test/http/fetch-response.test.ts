@@ -178,3 +178,17 @@ test('formData() and other members the deferred response does not answer itself 
   assert.equal(data.get('b'), 'two');
   assert.equal(form.bodyUsed, true);
 });
+
+test('when a host has replaced the global Response (as @hono/node-server does), app.fetch answers with that class', async () => {
+  const original = globalThis.Response;
+  class LightweightResponse extends original {}
+  globalThis.Response = LightweightResponse;
+  try {
+    const response = toFetchResponse(HttpResponse.text('light'));
+    assert.equal(Object.getPrototypeOf(response), LightweightResponse.prototype);
+    assert.equal(await response.text(), 'light');
+  } finally {
+    globalThis.Response = original;
+  }
+  assert.notEqual(Object.getPrototypeOf(toFetchResponse(HttpResponse.text('x'))), Response.prototype, 'deferred again once the global is back');
+});
