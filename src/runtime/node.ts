@@ -380,6 +380,12 @@ function isStream(body: unknown): body is ReadableStream<Uint8Array> {
   return typeof body === 'object' && body !== null && typeof (body as ReadableStream).getReader === 'function';
 }
 
+/**
+ * A string body longer than this is encoded once into a Buffer: Node would otherwise walk it twice,
+ * to count its bytes for Content-Length and to encode it for the socket.
+ */
+const LARGE_STRING = 8192;
+
 function cancelQuietly(stream: ReadableStream<Uint8Array>): void {
   try {
     stream.cancel().catch(noop);
@@ -408,7 +414,8 @@ function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http.Server
   const noBody = req.method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
   let fixed: string | Uint8Array | null = null;
   let stream: ReadableStream<Uint8Array> | null = null;
-  if (typeof body === 'string' || body === null) fixed = body ?? '';
+  if (typeof body === 'string') fixed = body.length > LARGE_STRING ? Buffer.from(body) : body;
+  else if (body === null) fixed = '';
   else if (body instanceof Uint8Array) fixed = body;
   else if (isStream(body)) stream = body;
   else throw new TypeError(`Unsupported response body type: ${Object.prototype.toString.call(body)}`);

@@ -355,6 +355,20 @@ describe('node adapter: responses', { timeout: 10_000 }, () => {
     assert.doesNotMatch(nm.data, /not sent/);
   });
 
+  test('long string bodies (encoded once before writing) arrive whole, with their length in bytes, on GET and HEAD', async () => {
+    const long = 'é€😀<p>'.repeat(4000); // 40,000 UTF-16 units, 68,000 bytes: over the one-pass encoding threshold
+    const { server } = await start((s) => HttpResponse.html(s.target === '/ascii' ? 'a'.repeat(9000) : long));
+    const got = await get(server.port, '/');
+    assert.equal(got.headers['content-length'], String(Buffer.byteLength(long)));
+    assert.equal(Buffer.from(got.body, 'latin1').toString('utf8'), long);
+    const ascii = await get(server.port, '/ascii');
+    assert.equal(ascii.headers['content-length'], '9000');
+    assert.equal(ascii.body, 'a'.repeat(9000));
+    const head = await raw(server.port, 'HEAD / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(head.data, new RegExp(`\\r\\ncontent-length: ${Buffer.byteLength(long)}\\r\\n`, 'i'));
+    assert.ok(head.data.endsWith('\r\n\r\n'), 'no body after the headers');
+  });
+
   test('HEAD gets the headers (with the GET length) and no body, for fixed and streamed bodies', async () => {
     const cancelled = deferred();
     const { server } = await start((s) => {
