@@ -22,11 +22,26 @@ import type { HttpResponse } from './response.ts';
 export function toFetchResponse(response: HttpResponse): Response {
   const body = response.body;
   const status = response.status;
-  if (!DEFERRED || globalThis.Response !== NativeResponse || status < 200 || status > 599 || !(body === null || typeof body === 'string' || body instanceof Uint8Array)) {
+  if (!DEFERRED || globalThis.Response !== NativeResponse || status < 200 || status > 599 || status === 205 || !(body === null || typeof body === 'string' || body instanceof Uint8Array)) {
     return response.toFetch();
   }
+  const lines = response.headers.lines();
+  // What undici would refuse (205 with a body above, a header name that is not a token, a value
+  // beyond Latin-1) takes the undici path, so app.fetch throws the same TypeError as before.
+  if (!fetchableLines(lines)) return response.toFetch();
   const empty = body === '' || response.isEmptyStatus();
-  return new DeferredResponse(status, empty ? null : body, response.headers.lines()) as unknown as Response;
+  return new DeferredResponse(status, empty ? null : body, lines) as unknown as Response;
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+function fetchableLines(lines: string[]): boolean {
+  for (let i = 0; i < lines.length; i += 2) {
+    if (!TOKEN.test(lines[i]!)) return false;
+    const value = lines[i + 1]!;
+    for (let j = 0; j < value.length; j++) if (value.charCodeAt(j) > 0xff) return false;
+  }
+  return true;
 }
 
 const NativeResponse = globalThis.Response;

@@ -29,6 +29,8 @@ const cases: Record<string, Make> = {
   'untyped string with "content-type" as a header value': () => new HttpResponse('ok', 200, { vary: 'content-type' }),
   'redirect 301': () => HttpResponse.redirect('/next', 301),
   '599': () => new HttpResponse('x', 599),
+  '205 without a body': () => new HttpResponse('', 205),
+  'Latin-1 header value, surrounding whitespace': () => new HttpResponse('ok', 200, { 'x-name': 'café', 'x-padded': ' a\t' }),
 };
 
 type Read = (r: Response) => Promise<unknown>;
@@ -94,6 +96,25 @@ test('on Node, app.fetch returns a deferred Response that is still an instanceof
   assert.notEqual(Object.getPrototypeOf(response), Response.prototype, 'deferred, not undici’s own object');
   assert.equal(response.status, 404);
   assert.match(await response.text(), /Not Found/);
+});
+
+test('what undici refuses (a body on 205, a header name that is no token, a value beyond Latin-1) throws the same TypeError as toFetch()', () => {
+  const refused: Make[] = [
+    () => new HttpResponse('x', 205),
+    () => new HttpResponse('x', 200, { 'bad name': 'v' }),
+    () => new HttpResponse('x', 200, { 'x-name': '日本' }),
+  ];
+  for (const make of refused) {
+    const expected = (() => {
+      try {
+        make().toFetch();
+      } catch (e) {
+        return e as Error;
+      }
+      assert.fail('toFetch() accepted it');
+    })();
+    assert.throws(() => toFetchResponse(make()), (e: Error) => e instanceof TypeError && e.message === expected.message);
+  }
 });
 
 test('a status Fetch refuses throws the same RangeError as toFetch()', () => {
