@@ -30,7 +30,9 @@ export function toFetchResponse(response: HttpResponse): Response {
   // beyond Latin-1) takes the undici path, so app.fetch throws the same TypeError as before.
   if (!fetchableLines(lines)) return response.toFetch();
   const empty = body === '' || response.isEmptyStatus();
-  return new DeferredResponse(status, empty ? null : body, lines) as unknown as Response;
+  // Bytes are copied as undici copies them: what the caller gets cannot change under it later.
+  const snapshot = empty || body === null ? null : typeof body === 'string' ? body : body.slice();
+  return new DeferredResponse(status, snapshot, lines) as unknown as Response;
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

@@ -213,3 +213,11 @@ test('when a host has replaced the global Response (as @hono/node-server does), 
   }
   assert.notEqual(Object.getPrototypeOf(toFetchResponse(HttpResponse.text('x'))), Response.prototype, 'deferred again once the global is back');
 });
+
+test('bytes the kernel changes after app.fetch returned do not change the response, as with undici’s copy', async () => {
+  const bytes = new Uint8Array([1, 2, 3]);
+  const deferred = toFetchResponse(new HttpResponse(bytes, 200));
+  const real = new HttpResponse(bytes, 200).toFetch();
+  bytes[0] = 9;
+  assert.deepEqual([...new Uint8Array(await deferred.arrayBuffer())], [...new Uint8Array(await real.arrayBuffer())]);
+});
