@@ -26,8 +26,8 @@ export function toFetchResponse(response: HttpResponse): Response {
     return response.toFetch();
   }
   const lines = response.headers.lines();
-  // What undici would refuse (205 with a body above, a header name that is not a token, a value
-  // beyond Latin-1) takes the undici path, so app.fetch throws the same TypeError as before.
+  // What undici may refuse takes the undici path, so app.fetch throws the same TypeError as before:
+  // a 205 (above: refused with a body), a header name that is not a token, a value beyond Latin-1.
   if (!fetchableLines(lines)) return response.toFetch();
   const empty = body === '' || response.isEmptyStatus();
   // Bytes are copied as undici copies them: what the caller gets cannot change under it later.

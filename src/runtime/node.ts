@@ -382,7 +382,7 @@ function isStream(body: unknown): body is ReadableStream<Uint8Array> {
 
 /**
  * A string body longer than this is encoded once into a Buffer: Node would otherwise walk it twice,
- * to count its bytes for Content-Length and to encode it for the socket.
+ * to count its bytes for Content-Length and to encode it for the socket. (HEAD only counts.)
  */
 const LARGE_STRING = 8192;
 
@@ -414,7 +414,7 @@ function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http.Server
   const noBody = req.method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
   let fixed: string | Uint8Array | null = null;
   let stream: ReadableStream<Uint8Array> | null = null;
-  if (typeof body === 'string') fixed = body.length > LARGE_STRING ? Buffer.from(body) : body;
+  if (typeof body === 'string') fixed = body.length > LARGE_STRING && !noBody ? Buffer.from(body) : body;
   else if (body === null) fixed = '';
   else if (body instanceof Uint8Array) fixed = body;
   else if (isStream(body)) stream = body;
