@@ -3,7 +3,8 @@
 // A "subject" is a handler called in a loop, one fresh Request per call, awaited before the next:
 //   irms         irms-web prod `app.fetch(new Request(url))`
 //   hono         Hono `app.fetch(new Request(url))`
-//   plain        a hand-routed `async (req) => new Response(...)` (the floor: Fetch objects and nothing else)
+//   plain        a hand-routed `async (req) => new Response(...)`: Fetch objects and nothing else (a floor for irms-web
+//                on Deno; on Node app.fetch builds no undici Response unless asked, so it can go below it)
 //   irms-handle  irms-web prod `app.handle(source)` with a plain-object RequestSource: the kernel without
 //                Fetch Request/Response objects (what the Node adapter calls); informational
 //   irms-read / hono-read / plain-read   the same, and the response body read with `text()` in the timed loop:
