@@ -221,3 +221,41 @@ test('bytes the kernel changes after app.fetch returned do not change the respon
   bytes[0] = 9;
   assert.deepEqual([...new Uint8Array(await deferred.arrayBuffer())], [...new Uint8Array(await real.arrayBuffer())]);
 });
+
+test('a JS-level Node host writes the deferred response like a real one (@hono/node-server, globals left alone)', async () => {
+  const { getRequestListener } = await import('@hono/node-server');
+  const http = await import('node:http');
+  const app = createApp({
+    env: 'prod',
+    debug: false,
+    logSink: () => {},
+    routes: [
+      {
+        name: 'home',
+        path: '/',
+        methods: ['GET'],
+        controller: () => {
+          const r = HttpResponse.json({ a: 1 });
+          r.headers.setCookie('x', '1');
+          r.headers.setCookie('y', '2');
+          return r;
+        },
+      },
+    ],
+  });
+  const server = http.createServer(getRequestListener((request: Request) => app.fetch(request), { overrideGlobalObjects: false }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as { port: number };
+    const ok = await fetch(`http://127.0.0.1:${port}/`);
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get('content-type'), 'application/json');
+    assert.deepEqual(ok.headers.getSetCookie().map((c) => c.split(';')[0]), ['x=1', 'y=2']);
+    assert.equal(await ok.text(), '{"a":1}');
+    const missing = await fetch(`http://127.0.0.1:${port}/missing`);
+    assert.equal(missing.status, 404);
+    assert.match(await missing.text(), /^<!DOCTYPE html>/);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
