@@ -3,6 +3,7 @@
 //
 //   node bench/profile.mjs [--server irms-prod] [--route all|mixed|root|user|404|echo] [--seconds 5] [--top 25]
 //   node bench/profile.mjs --inprocess [--mode prod|debug] [--route ...]   # app.fetch(new Request(...)) in a loop, no network
+//   node bench/profile.mjs --server irms-deno [--route ...]   # a Deno server (irms-deno, floor-deno, deno-plain) under `deno run --cpu-prof`
 //
 // Starts the server pinned to core 0 under `node --cpu-prof`, drives it with wrk (pinned to core 1,
 // -t1 -c50) on each route in turn (`all`, the default: root, user, 404, echo, one profile each) or on the
@@ -36,6 +37,9 @@ const ROUTES = {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const INPROC = argv.includes('--inprocess');
 const MODE = arg('--mode', 'prod');
+/** The Deno servers run under Deno's own `--cpu-prof` (same .cpuprofile format); the rest under Node's. */
+const ON_DENO = /deno/.test(SERVER);
+const DENO = path.join(ROOT, 'node_modules/.bin/deno');
 
 /** Child side of --inprocess: `app.fetch(new Request(...))` for SECONDS on one route. */
 async function loop(route) {
@@ -74,7 +78,11 @@ async function profileOnce(label, routes) {
   const name = `${SERVER}-${label}.cpuprofile`;
   rmSync(path.join(OUT, name), { force: true });
   const logFd = openSync(path.join(OUT, `${SERVER}-${label}.stderr.log`), 'w');
-  const child = spawn('taskset', ['-c', '0', process.execPath, '--cpu-prof', '--cpu-prof-dir', OUT, '--cpu-prof-name', name, `bench/servers/${SERVER}.mjs`], {
+  const script = `bench/servers/${SERVER}.mjs`;
+  const command = ON_DENO
+    ? [DENO, 'run', '-A', '--cpu-prof', `--cpu-prof-dir=${OUT}`, `--cpu-prof-name=${name}`, script]
+    : [process.execPath, '--cpu-prof', '--cpu-prof-dir', OUT, '--cpu-prof-name', name, script];
+  const child = spawn('taskset', ['-c', '0', ...command], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'warning', NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', logFd],
@@ -134,9 +142,10 @@ function location(cf) {
   }
   if (!url) return { where: '', file: '(native)', kind: 'native/V8' };
   if (url.startsWith('node:')) return { where: `${url}:${cf.lineNumber + 1}`, file: url, kind: 'node internals' };
+  if (url.startsWith('ext:')) return { where: `${url}:${cf.lineNumber + 1}`, file: url, kind: 'deno internals' };
   const rel = url.startsWith('file://') ? path.relative(ROOT, fileURLToPath(url)) : url;
   if (rel.includes('node_modules/')) return { where: `${rel.replace(/^.*node_modules\//, '')}:${cf.lineNumber + 1}`, file: rel, kind: 'dependencies' };
-  return { where: `${rel}:${cf.lineNumber + 1}`, file: rel, kind: rel.startsWith('dist/') ? 'irms-web' : 'bench/other' };
+  return { where: `${rel}:${cf.lineNumber + 1}`, file: rel, kind: rel.startsWith('dist/') || rel.startsWith('src/') ? 'irms-web' : 'bench/other' };
 }
 
 export function analyze(file, top = TOP) {
@@ -159,10 +168,11 @@ export function analyze(file, top = TOP) {
     const loc = location(cf);
     const fname = cf.functionName || '(anonymous)';
     const key = `${fname}|${loc.where}`;
-    const e = fns.get(key) ?? { fn: fname, where: loc.where, kind: loc.kind, us: 0 };
+    const kind = ON_DENO && fname.startsWith('op_') ? 'deno ops' : loc.kind;
+    const e = fns.get(key) ?? { fn: fname, where: loc.where, kind, us: 0 };
     e.us += us;
     fns.set(key, e);
-    const kindKey = ['(garbage collector)', '(program)'].includes(fname) ? fname : loc.kind;
+    const kindKey = ['(garbage collector)', '(program)'].includes(fname) ? fname : kind;
     kinds.set(kindKey, (kinds.get(kindKey) ?? 0) + us);
     if (loc.kind === 'irms-web') files.set(loc.file, (files.get(loc.file) ?? 0) + us);
   }

@@ -14,7 +14,8 @@
 //                          left idle while the others are measured starts cold again (see BENCHMARKS.md, Method)
 //   BENCH_CONNECTIONS=50   wrk keep-alive connections (1 wrk thread)
 //   BENCH_SERVERS=a,b      subset/extra servers (default: node-http,irms-prod,irms-debug,hono,fastify,deno-plain,irms-deno,floor-node,floor-deno,
-//                          node-batched,irms-prod-direct; also available: fetch-node = plain fetch handler on @hono/node-server)
+//                          node-batched,irms-prod-direct,deno-batched,irms-deno-direct; also available: fetch-node = plain fetch handler
+//                          on @hono/node-server)
 //   BENCH_PARTS=http,inprocess,deno,memory   which parts to run (default: all)
 //   BENCH_SERVER_CPU=0 BENCH_LOAD_CPU=1      cores for taskset
 //   BENCH_WAIT_QUIET=0     wait up to this many seconds for both cores to be idle before starting
@@ -76,11 +77,13 @@ const SERVERS = {
   fastify: { cmd: [NODE, 'bench/servers/fastify.mjs'], what: 'Fastify 5, logger off' },
   'fetch-node': { cmd: [NODE, 'bench/servers/fetch-node.mjs'], what: 'plain fetch handler on @hono/node-server (adapter cost alone)' },
   'deno-plain': { cmd: denoRun('bench/servers/deno-plain.mjs'), deno: true, what: 'plain fetch handler on Deno.serve (the ceiling on Deno)' },
-  'irms-deno': { cmd: denoRun('bench/servers/irms-deno.mjs'), deno: true, irms: true, what: 'irms-web, prod, app.fetch on Deno.serve' },
+  'irms-deno': { cmd: denoRun('bench/servers/irms-deno.mjs'), deno: true, irms: true, what: 'irms-web, prod, on Deno.serve through denoServeHandler (as dist/deno.js)' },
+  'irms-deno-direct': { cmd: denoRun('bench/servers/irms-deno.mjs'), deno: true, irms: true, env: { BENCH_IRMS_BATCH: '0' }, what: 'irms-deno without batching under load (denoServeHandler batch: false): each request computed inside Deno\'s call' },
+  'deno-batched': { cmd: denoRun('bench/servers/deno-batched.mjs'), deno: true, irms: true, what: "deno-plain's handler behind irms-web's denoServeHandler (the ceiling on Deno with irms-web's scheduling)" },
   'floor-node': { cmd: [NODE, 'bench/servers/floor-node.mjs'], irms: true, what: "irms-web's Node adapter replaying irms-prod's exact answers with no kernel (the most irms-prod can reach)" },
-  'floor-deno': { cmd: denoRun('bench/servers/floor-deno.mjs'), deno: true, irms: true, what: "Deno.serve replaying irms-deno's exact answers with no kernel (the most irms-deno can reach)" },
+  'floor-deno': { cmd: denoRun('bench/servers/floor-deno.mjs'), deno: true, irms: true, what: "irms-web's Deno handler (denoServeHandler) replaying irms-deno's exact answers with no kernel (the most irms-deno can reach)" },
 };
-const DEFAULT_SERVERS = ['node-http', 'irms-prod', 'irms-debug', 'hono', 'fastify', 'deno-plain', 'irms-deno', 'floor-node', 'floor-deno', 'node-batched', 'irms-prod-direct'];
+const DEFAULT_SERVERS = ['node-http', 'irms-prod', 'irms-debug', 'hono', 'fastify', 'deno-plain', 'irms-deno', 'floor-node', 'floor-deno', 'node-batched', 'irms-prod-direct', 'deno-batched', 'irms-deno-direct'];
 
 const log = (...a) => console.log(...a);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -525,6 +528,10 @@ export function summarizeHttp(raw, servers, skipped) {
     ratioNodeBatchedToNodeHttp: ratio('node-batched', 'node-http'),
     ratioIrmsProdToNodeBatched: ratio('irms-prod', 'node-batched'),
     ratioIrmsProdDirectToNodeHttp: ratio('irms-prod-direct', 'node-http'),
+    // The same on Deno.
+    ratioDenoBatchedToDenoPlain: ratio('deno-batched', 'deno-plain'),
+    ratioIrmsDenoToDenoBatched: ratio('irms-deno', 'deno-batched'),
+    ratioIrmsDenoDirectToDenoPlain: ratio('irms-deno-direct', 'deno-plain'),
     raw,
   };
 }
@@ -556,6 +563,9 @@ export function httpTables(http) {
     ['ratioNodeBatchedToNodeHttp', 'node-batched ÷ node-http (the batching alone)'],
     ['ratioIrmsProdToNodeBatched', 'irms-prod ÷ node-batched (both batched under load)'],
     ['ratioIrmsProdDirectToNodeHttp', 'irms-prod-direct ÷ node-http (neither batched)'],
+    ['ratioDenoBatchedToDenoPlain', 'deno-batched ÷ deno-plain (the batching alone)'],
+    ['ratioIrmsDenoToDenoBatched', 'irms-deno ÷ deno-batched (both batched under load)'],
+    ['ratioIrmsDenoDirectToDenoPlain', 'irms-deno-direct ÷ deno-plain (neither batched)'],
   ]) {
     if (http[key]) extra.push([label, ...rn.map((r) => fmt(http[key][r])), `**${fmt(http[key].geomean)}**`]);
   }
@@ -630,6 +640,8 @@ export function goals(results) {
     add('Node debug geo-mean vs raw node:http', '≥ 0.50', g('irms-debug'), g('irms-debug') >= 0.5, paired(h.pairedRatioToNodeHttp?.['irms-debug']));
     const d = h.ratioIrmsDenoToDenoPlain?.geomean;
     add('Deno prod geo-mean vs plain Deno.serve', '≥ 0.90', d, d >= 0.9, paired(h.pairedRatioIrmsDenoToDenoPlain));
+    info('  … irms-deno ÷ plain Deno.serve behind the same batching (deno-batched)', h.ratioIrmsDenoToDenoBatched);
+    info('  … irms-deno without batching ÷ plain Deno.serve', h.ratioIrmsDenoDirectToDenoPlain);
   }
   for (const [key, label] of [['inprocess', 'Node'], ['inprocessDeno', 'Deno']]) {
     const ip = results[key];

@@ -1,6 +1,8 @@
-// Deno.serve with a free kernel: reads the request headers irms-web reads and answers with irms-web's
-// exact responses (floor-responses.mjs), headers set as `toFetch()` sets them. Not a framework; the
-// bound on what irms-deno can reach.  Run: deno run -A bench/servers/floor-deno.mjs
+// irms-web's Deno handler (denoServeHandler, batching under load as irms-deno does) with a free kernel:
+// reads the request headers irms-web reads and answers with irms-web's exact responses
+// (floor-responses.mjs), headers set as `toFetch()` sets them. Not a framework; the bound on what
+// irms-deno can reach.  Run: deno run -A bench/servers/floor-deno.mjs
+import { denoServeHandler } from '../../dist/index.js';
 import { answers, jsonHeaders, READ_HEADERS } from './floor-responses.mjs';
 
 const port = Number(Deno.env.get('PORT') || 3000);
@@ -30,5 +32,5 @@ function handler(req) {
   return respond(answers.notFound.status, answers.notFound.headers, answers.notFound.body);
 }
 
-Deno.serve({ port, hostname, onListen: ({ port }) => console.log(`READY ${port}`) }, handler);
+Deno.serve({ port, hostname, onListen: ({ port }) => console.log(`READY ${port}`) }, denoServeHandler({ fetch: handler }));
 for (const sig of ['SIGTERM', 'SIGINT']) Deno.addSignalListener(sig, () => Deno.exit(0));

@@ -16,7 +16,7 @@
  *   options for them (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS and KEEP_ALIVE_TIMEOUT_MS apply to Node only).
  */
 import { createApp } from '../app/create-app.ts';
-import { denoConnectionInfo, type DenoServeInfo } from '../http/source.ts';
+import { denoServeHandler } from './deno-batch.ts';
 import { isLoopback, listeningLine, publicDebugWarning } from './listen-address.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -56,7 +56,7 @@ function main(): void {
         return new Response('Internal Server Error', { status: 500, headers: { 'content-type': 'text/plain; charset=UTF-8' } });
       },
     },
-    (request: Request, info: DenoServeInfo) => app.fetch(request, denoConnectionInfo(info)),
+    denoServeHandler(app),
   );
 
   let stopping = false;
