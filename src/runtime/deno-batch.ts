@@ -6,8 +6,8 @@
  * work: irms-web's code cost five times more per `GET /` in the server than in a loop. When many
  * requests arrive in the same event-loop turn, the handler answers each with a pending promise and
  * computes them together in the turn's check phase (turn-batch.ts measures the load; with one request
- * per turn, requests are answered at once, inside the call). Measured at 50 connections
- * (BENCHMARKS.md): 25.8 → 16.5 µs of server CPU per `GET /`, 44.5 → 22.5 µs per JSON echo. The
+ * per turn, requests are answered at once, inside the call). Measured at 50 connections (BENCHMARKS.md,
+ * the 15:05 run): 23.0 → 17.3 µs of server CPU per `GET /`, 44.8 → 22.1 µs per JSON echo. The
  * response is the same either way; only the moment it is computed changes.
  */
 import type { App } from '../app/create-app.ts';
@@ -54,6 +54,10 @@ class Pending {
  * `onError` option), whether the request was batched or not.
  */
 export function denoServeHandler(app: Pick<App, 'fetch'>, options: DenoServeHandlerOptions = {}): DenoServeHandler {
+  if (options.batch === false) {
+    const direct = (request: Request, info: DenoServeInfo) => app.fetch(request, denoConnectionInfo(info));
+    return Object.defineProperty(direct, 'batching', { value: false }) as DenoServeHandler;
+  }
   const compute = (request: Request, pending: Pending) => {
     try {
       pending.settle(app.fetch(request, denoConnectionInfo(pending.info)));
@@ -63,7 +67,6 @@ export function denoServeHandler(app: Pick<App, 'fetch'>, options: DenoServeHand
   };
   const batcher = new TurnBatcher(compute, () => {});
   const handler = (request: Request, info: DenoServeInfo): Response | Promise<Response> => {
-    if (options.batch === false) return app.fetch(request, denoConnectionInfo(info));
     const pending = new Pending(info);
     batcher.submit(request, pending);
     if (pending.done) {
