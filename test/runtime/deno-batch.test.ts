@@ -3,9 +3,9 @@
 // (its scheduler runs on Node too); the last test runs a real Deno server under concurrent load.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { denoServeHandler } from '../../src/runtime/deno-batch.ts';
+import { keepAliveClient } from '../support/keep-alive.ts';
 
 /** Resolves after every callback already queued for the current turn's check phase. */
 const endOfTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -123,18 +123,8 @@ describe('deno adapter: batching on a real Deno server', { timeout: 60_000 }, ()
       child!.stderr!.on('data', onData);
       child!.on('exit', (code) => reject(new Error(`deno exited early (${code}):\n${output}`)));
     });
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 50 });
-    const ask = (path: string) =>
-      new Promise<{ status: number; body: string }>((resolve, reject) => {
-        http
-          .get({ host: '127.0.0.1', port, path, agent }, (res) => {
-            let body = '';
-            res.setEncoding('utf8');
-            res.on('data', (d) => (body += d));
-            res.on('end', () => resolve({ status: res.statusCode!, body }));
-          })
-          .on('error', reject);
-      });
+    const client = keepAliveClient(port);
+    const ask = (path: string) => client.get(path);
     let batched = 0;
     try {
       for (let round = 0; round < 40 && !(batched > 0 && round >= 10); round++) {
@@ -148,7 +138,7 @@ describe('deno adapter: batching on a real Deno server', { timeout: 60_000 }, ()
         }
       }
     } finally {
-      agent.destroy();
+      client.close();
     }
     assert.ok(batched > 0, 'Deno never switched to batching under 100 concurrent requests');
   });

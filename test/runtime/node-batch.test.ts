@@ -8,6 +8,7 @@ import net from 'node:net';
 import { batchUnderLoad } from '../../src/runtime/node-batch.ts';
 import { serve, type NodeServer } from '../../src/runtime/node.ts';
 import { HttpResponse } from '../../src/http/response.ts';
+import { keepAliveClient } from '../support/keep-alive.ts';
 
 type Req = http.IncomingMessage;
 type Res = http.ServerResponse;
@@ -121,18 +122,8 @@ describe('node adapter: batching on a real server', { timeout: 30_000 }, () => {
     const server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false });
     servers.push(server);
     listener = server.server.listeners('request')[0] as { batching?: boolean };
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 50 });
-    const ask = (path: string) =>
-      new Promise<string>((resolve, reject) => {
-        http
-          .get({ host: '127.0.0.1', port: server.port, path, agent }, (res) => {
-            let body = '';
-            res.setEncoding('utf8');
-            res.on('data', (d) => (body += d));
-            res.on('end', () => resolve(`${res.statusCode} ${body}`));
-          })
-          .on('error', reject);
-      });
+    const client = keepAliveClient(server.port);
+    const ask = (path: string) => client.get(path).then(({ status, body }) => `${status} ${body}`);
     const loadRound = async (round: number) => {
       const paths = Array.from({ length: 100 }, (_, i) => `/r${round}/c${i}?q=${i}`);
       const answers = await Promise.all(paths.map(ask));
@@ -145,7 +136,7 @@ describe('node adapter: batching on a real server', { timeout: 30_000 }, () => {
       // The rounds' last requests come a few per turn; load again until the server is batching.
       while (round < 40 && !listener.batching) await loadRound(round++);
     } finally {
-      agent.destroy();
+      client.close();
     }
 
     // Pipelined requests on one connection arrive in one turn: answered in their order, each its own.
