@@ -14,8 +14,8 @@
 //                          left idle while the others are measured starts cold again (see BENCHMARKS.md, Method)
 //   BENCH_CONNECTIONS=50   wrk keep-alive connections (1 wrk thread)
 //   BENCH_SERVERS=a,b      subset/extra servers (default: node-http,irms-prod,irms-debug,hono,fastify,deno-plain,irms-deno,floor-node,floor-deno,
-//                          node-batched,irms-prod-direct,deno-batched,irms-deno-direct; also available: fetch-node = plain fetch handler
-//                          on @hono/node-server)
+//                          node-batched,irms-prod-direct,deno-batched,irms-deno-direct,node-http-debug-page,deno-plain-page; also
+//                          available: fetch-node = plain fetch handler on @hono/node-server)
 //   BENCH_PARTS=http,inprocess,deno,memory   which parts to run (default: all)
 //   BENCH_SERVER_CPU=0 BENCH_LOAD_CPU=1      cores for taskset
 //   BENCH_WAIT_QUIET=0     wait up to this many seconds for both cores to be idle before starting
@@ -81,9 +81,12 @@ const SERVERS = {
   'irms-deno-direct': { cmd: denoRun('bench/servers/irms-deno.mjs'), deno: true, irms: true, env: { BENCH_IRMS_BATCH: '0' }, what: 'irms-deno without batching under load (denoServeHandler batch: false): each request computed inside Deno\'s call' },
   'deno-batched': { cmd: denoRun('bench/servers/deno-batched.mjs'), deno: true, irms: true, what: "deno-plain's handler behind irms-web's denoServeHandler (the ceiling on Deno with irms-web's scheduling)" },
   'floor-node': { cmd: [NODE, 'bench/servers/floor-node.mjs'], irms: true, what: "irms-web's Node adapter replaying irms-prod's exact answers with no kernel (the most irms-prod can reach)" },
+  // The baselines sending irms-web's own 404 pages (bench/servers/page-404.mjs).
+  'node-http-debug-page': { cmd: [NODE, 'bench/servers/node-http.mjs'], irms: true, env: { BENCH_404_PAGE: 'debug' }, what: "raw node:http answering the 404 with irms-debug's 53 KB exception page, static (a debug 404's ceiling)" },
+  'deno-plain-page': { cmd: denoRun('bench/servers/deno-plain.mjs'), deno: true, irms: true, env: { BENCH_404_PAGE: 'prod' }, what: "deno-plain answering the 404 with irms-web's 1 KB production page and one header (the page's size alone on Deno)" },
   'floor-deno': { cmd: denoRun('bench/servers/floor-deno.mjs'), deno: true, irms: true, what: "irms-web's Deno handler (denoServeHandler) replaying irms-deno's exact answers with no kernel (the most irms-deno can reach)" },
 };
-const DEFAULT_SERVERS = ['node-http', 'irms-prod', 'irms-debug', 'hono', 'fastify', 'deno-plain', 'irms-deno', 'floor-node', 'floor-deno', 'node-batched', 'irms-prod-direct', 'deno-batched', 'irms-deno-direct'];
+const DEFAULT_SERVERS = ['node-http', 'irms-prod', 'irms-debug', 'hono', 'fastify', 'deno-plain', 'irms-deno', 'floor-node', 'floor-deno', 'node-batched', 'irms-prod-direct', 'deno-batched', 'irms-deno-direct', 'node-http-debug-page', 'deno-plain-page'];
 
 const log = (...a) => console.log(...a);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -523,6 +526,11 @@ export function summarizeHttp(raw, servers, skipped) {
     ratioFloorDenoToDenoPlain: ratio('floor-deno', 'deno-plain'),
     ratioIrmsProdToFloorNode: ratio('irms-prod', 'floor-node'),
     ratioIrmsDenoToFloorDeno: ratio('irms-deno', 'floor-deno'),
+    // The 404 pages' size alone: the baselines sending irms-web's pages (extra servers, when measured).
+    ratioNodeHttpDebugPageToNodeHttp: ratio('node-http-debug-page', 'node-http'),
+    ratioIrmsDebugToNodeHttpDebugPage: ratio('irms-debug', 'node-http-debug-page'),
+    ratioDenoPlainPageToDenoPlain: ratio('deno-plain-page', 'deno-plain'),
+    ratioFloorDenoToDenoPlainPage: ratio('floor-deno', 'deno-plain-page'),
     // Batching under load, taken apart: the scheduling alone (raw node:http with and without it), and irms-prod
     // against the ceiling with the same scheduling, and without it against the ceiling without it.
     ratioNodeBatchedToNodeHttp: ratio('node-batched', 'node-http'),
@@ -560,6 +568,10 @@ export function httpTables(http) {
     ['ratioFloorDenoToDenoPlain', 'floor-deno ÷ deno-plain (best irms-deno can reach)'],
     ['ratioIrmsProdToFloorNode', 'irms-prod ÷ floor-node (kernel share on Node)'],
     ['ratioIrmsDenoToFloorDeno', 'irms-deno ÷ floor-deno (kernel share on Deno)'],
+    ['ratioNodeHttpDebugPageToNodeHttp', 'node-http-debug-page ÷ node-http (sending the debug 404 page alone)'],
+    ['ratioIrmsDebugToNodeHttpDebugPage', 'irms-debug ÷ node-http-debug-page'],
+    ['ratioDenoPlainPageToDenoPlain', 'deno-plain-page ÷ deno-plain (sending the 1 KB 404 page alone)'],
+    ['ratioFloorDenoToDenoPlainPage', 'floor-deno ÷ deno-plain-page (the contract headers)'],
     ['ratioNodeBatchedToNodeHttp', 'node-batched ÷ node-http (the batching alone)'],
     ['ratioIrmsProdToNodeBatched', 'irms-prod ÷ node-batched (both batched under load)'],
     ['ratioIrmsProdDirectToNodeHttp', 'irms-prod-direct ÷ node-http (neither batched)'],
@@ -647,6 +659,9 @@ export function goals(results) {
     const ip = results[key];
     const r = ip?.comparison?.irmsToHono?.geomean;
     if (ip && !ip.error) add(`in-process app.fetch irms ÷ Hono (${label})`, '≥ 1.00', r, r >= 1);
+    // Deno only: app.fetch must build Deno's own Response there, so the floor bounds it (on Node it does not).
+    const floor = ip?.comparison?.floorToHono?.geomean;
+    if (key === 'inprocessDeno' && Number.isFinite(floor)) add(`  … irms-web's answers with no kernel (floor) ÷ Hono (${label})`, 'info', floor, null);
     const read = ip?.comparison?.irmsToHonoRead?.geomean;
     if (Number.isFinite(read)) add(`  … the same with each response's body read (${label})`, 'info', read, null);
     const sc = ip?.scaling?.irms?.ratio1000to10;

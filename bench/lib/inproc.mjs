@@ -5,6 +5,9 @@
 //   hono         Hono `app.fetch(new Request(url))`
 //   plain        a hand-routed `async (req) => new Response(...)`: Fetch objects and nothing else (a floor for irms-web
 //                on Deno; on Node app.fetch builds no undici Response unless asked, so it can go below it)
+//   floor        irms-web's exact production answers as native Responses, no kernel (servers/floor-handler.mjs): on
+//                Deno the most irms-web's app.fetch can reach (it must hand back a native Response there); on Node
+//                not a floor (app.fetch defers undici's Response, the floor builds it)
 //   irms-handle  irms-web prod `app.handle(source)` with a plain-object RequestSource: the kernel without
 //                Fetch Request/Response objects (what the Node adapter calls); informational
 //   irms-read / hono-read / plain-read   the same, and the response body read with `text()` in the timed loop:
@@ -46,7 +49,7 @@ const ROUTES = {
   echo: { method: 'POST', target: '/echo', status: 200, json: JSON.parse(ECHO_BODY), body: ECHO_BODY },
 };
 const ROUTE_NAMES = Object.keys(ROUTES).sort((a, b) => ['root', 'user', '404', 'echo'].indexOf(a) - ['root', 'user', '404', 'echo'].indexOf(b));
-export const MAIN_SUBJECTS = ['irms', 'hono', 'plain', 'irms-handle', 'irms-read', 'hono-read', 'plain-read'];
+export const MAIN_SUBJECTS = ['irms', 'hono', 'plain', 'floor', 'irms-handle', 'irms-read', 'hono-read', 'plain-read'];
 export const SCALE_SIZES = [10, 100, 1000];
 export const SCALE_SUBJECTS = SCALE_SIZES.flatMap((n) => [`irms-scale-${n}`, `hono-scale-${n}`]);
 
@@ -121,6 +124,9 @@ async function makeSubject(name) {
   } else if (name === 'plain') {
     const { handler } = await import('../servers/plain-handler.mjs');
     fetchSubject(handler);
+  } else if (name === 'floor') {
+    const { floorHandler } = await import('../servers/floor-handler.mjs');
+    fetchSubject(floorHandler);
   } else if (name === 'irms-handle') {
     const { makeApp } = await import('../servers/irms-app.mjs');
     const app = makeApp('prod');
@@ -294,7 +300,7 @@ function markdown(res) {
     })),
   );
   const rows = [];
-  for (const [label, r] of [['irms ÷ hono', res.comparison.irmsToHono], ['irms ÷ plain', res.comparison.irmsToPlain], ['hono ÷ plain', res.comparison.honoToPlain], ['irms-handle ÷ irms', res.comparison.handleToFetch], ['irms-read ÷ hono-read (body read)', res.comparison.irmsToHonoRead], ['irms-read ÷ plain-read (body read)', res.comparison.irmsToPlainRead]]) {
+  for (const [label, r] of [['irms ÷ hono', res.comparison.irmsToHono], ['irms ÷ plain', res.comparison.irmsToPlain], ['hono ÷ plain', res.comparison.honoToPlain], ['floor ÷ hono (irms-web\'s answers, no kernel)', res.comparison.floorToHono], ['irms ÷ floor', res.comparison.irmsToFloor], ['irms-handle ÷ irms', res.comparison.handleToFetch], ['irms-read ÷ hono-read (body read)', res.comparison.irmsToHonoRead], ['irms-read ÷ plain-read (body read)', res.comparison.irmsToPlainRead]]) {
     if (r) rows.push([label, ...ROUTE_NAMES.map((rn) => fmt(r[rn])), `**${fmt(r.geomean)}**`]);
   }
   lines.push(`\n#### ${rt}: ratios of median ops/s\n`);
@@ -326,7 +332,7 @@ export async function orchestrate({ runtime, spawnWorker, writeFile, jsonPath, h
   let scale = scaling ? SCALE_SUBJECTS : [];
   if (!haveIrms) {
     console.log('! dist/index.js missing: irms-web subjects skipped (run node build.mjs)');
-    main = main.filter((s) => !s.startsWith('irms'));
+    main = main.filter((s) => !s.startsWith('irms') && s !== 'floor');
     scale = scale.filter((s) => !s.startsWith('irms'));
   }
   const runSet = async (list) => {
@@ -361,6 +367,8 @@ export async function orchestrate({ runtime, spawnWorker, writeFile, jsonPath, h
       irmsToHono: ratio(subjectsSum, 'irms', 'hono'),
       irmsToPlain: ratio(subjectsSum, 'irms', 'plain'),
       honoToPlain: ratio(subjectsSum, 'hono', 'plain'),
+      floorToHono: ratio(subjectsSum, 'floor', 'hono'),
+      irmsToFloor: ratio(subjectsSum, 'irms', 'floor'),
       handleToFetch: ratio(subjectsSum, 'irms-handle', 'irms'),
       irmsToHonoRead: ratio(subjectsSum, 'irms-read', 'hono-read'),
       irmsToPlainRead: ratio(subjectsSum, 'irms-read', 'plain-read'),

@@ -1,6 +1,10 @@
 // Raw node:http, hand-routed: the four bench routes written by hand (shared by node-http.mjs and
-// node-batched.mjs).
+// node-batched.mjs). The 404 body is 'Not Found' unless BENCH_404_PAGE asks for one of irms-web's pages.
+import { notFoundPage } from './page-404.mjs';
+
 const TEXT = { 'content-type': 'text/plain; charset=utf-8', 'content-length': '2' };
+
+const NOT_FOUND_HEADERS = { 'content-type': notFoundPage.contentType, 'content-length': String(Buffer.byteLength(notFoundPage.body)) };
 
 export function handler(req, res) {
   const url = req.url;
@@ -34,6 +38,6 @@ export function handler(req, res) {
     });
     return;
   }
-  res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8', 'content-length': '9' });
-  res.end('Not Found');
+  res.writeHead(404, NOT_FOUND_HEADERS);
+  res.end(notFoundPage.body);
 }

@@ -1,6 +1,10 @@
 // A plain hand-routed fetch handler (no framework): served by deno-plain.mjs (Deno.serve) and
 // fetch-node.mjs (@hono/node-server), and used as the floor in the in-process benches.
+// The 404 body is 'Not Found' unless BENCH_404_PAGE asks for one of irms-web's pages (page-404.mjs).
+import { notFoundPage } from './page-404.mjs';
+
 const TEXT = { 'content-type': 'text/plain; charset=utf-8' };
+const NOT_FOUND = { 'content-type': notFoundPage.contentType };
 
 export async function handler(req) {
   const url = req.url;
@@ -12,5 +16,5 @@ export async function handler(req) {
     return Response.json({ id: decodeURIComponent(path.slice(7)) });
   }
   if (path === '/echo' && req.method === 'POST') return Response.json(await req.json());
-  return new Response('Not Found', { status: 404, headers: TEXT });
+  return new Response(notFoundPage.body, { status: 404, headers: NOT_FOUND });
 }
