@@ -526,7 +526,7 @@ export function summarizeHttp(raw, servers, skipped) {
     ratioFloorDenoToDenoPlain: ratio('floor-deno', 'deno-plain'),
     ratioIrmsProdToFloorNode: ratio('irms-prod', 'floor-node'),
     ratioIrmsDenoToFloorDeno: ratio('irms-deno', 'floor-deno'),
-    // The 404 pages' size alone: the baselines sending irms-web's pages (extra servers, when measured).
+    // The 404 pages' size alone: the baselines sending irms-web's own pages.
     ratioNodeHttpDebugPageToNodeHttp: ratio('node-http-debug-page', 'node-http'),
     ratioIrmsDebugToNodeHttpDebugPage: ratio('irms-debug', 'node-http-debug-page'),
     ratioDenoPlainPageToDenoPlain: ratio('deno-plain-page', 'deno-plain'),

@@ -3,8 +3,8 @@
 // A "subject" is a handler called in a loop, one fresh Request per call, awaited before the next:
 //   irms         irms-web prod `app.fetch(new Request(url))`
 //   hono         Hono `app.fetch(new Request(url))`
-//   plain        a hand-routed `async (req) => new Response(...)`: Fetch objects and nothing else (a floor for irms-web
-//                on Deno; on Node app.fetch builds no undici Response unless asked, so it can go below it)
+//   plain        a hand-routed `async (req) => new Response(...)`: Fetch objects and nothing else, with one header per
+//                response where irms-web's answers carry three or more
 //   floor        irms-web's exact production answers as native Responses, no kernel (servers/floor-handler.mjs): on
 //                Deno the most irms-web's app.fetch can reach (it must hand back a native Response there); on Node
 //                not a floor (app.fetch defers undici's Response, the floor builds it)

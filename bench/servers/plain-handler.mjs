@@ -1,5 +1,5 @@
 // A plain hand-routed fetch handler (no framework): served by deno-plain.mjs (Deno.serve) and
-// fetch-node.mjs (@hono/node-server), and used as the floor in the in-process benches.
+// fetch-node.mjs (@hono/node-server), and the `plain` subject of the in-process benches.
 // The 404 body is 'Not Found' unless BENCH_404_PAGE asks for one of irms-web's pages (page-404.mjs).
 import { notFoundPage } from './page-404.mjs';
 
