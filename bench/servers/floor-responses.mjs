@@ -2,14 +2,12 @@
 // the real app once at start-up. The floor servers replay them with no kernel in between, which is
 // what irms-web would cost if its kernel were free: the ceiling the adapter and the contract's headers
 // leave (BENCHMARKS.md, "Why the throughput goals are still missed").
-import { makeApp } from './irms-app.mjs';
+import { makeApp, bareSource } from './irms-app.mjs';
 
 const app = makeApp('prod');
-const noHeaders = { header: () => null, headers: () => [] };
-const source = (method, target) => ({ method, target, scheme: 'http', fallbackHost: '127.0.0.1', remoteAddress: '127.0.0.1', protocol: 'HTTP/1.1', ...noHeaders, body: () => null });
 
 async function capture(method, target) {
-  const { response } = await app.handle(source(method, target));
+  const { response } = await app.handle(bareSource(method, target));
   return { status: response.status, headers: [...response.headers.entries()], body: response.body };
 }
 

@@ -38,3 +38,8 @@ export function makeApp(mode = 'prod', extra = {}) {
   app.benchNote = viaListener ? 'echo=listener' : 'echo=controller-parses-body';
   return app;
 }
+
+/** A RequestSource with no headers and no body, for taking the app's answers once at start-up (floor-responses.mjs, page-404.mjs). */
+export function bareSource(method, target) {
+  return { method, target, scheme: 'http', fallbackHost: '127.0.0.1', remoteAddress: '127.0.0.1', protocol: 'HTTP/1.1', header: () => null, headers: () => [], body: () => null };
+}

@@ -6,11 +6,9 @@
 const getenv = (n) => globalThis.process?.env?.[n] ?? globalThis.Deno?.env.get(n);
 
 async function irmsPage(mode) {
-  const { makeApp } = await import('./irms-app.mjs');
+  const { makeApp, bareSource } = await import('./irms-app.mjs');
   const app = makeApp(mode, { logSink: () => {} });
-  const noHeaders = { header: () => null, headers: () => [] };
-  const source = { method: 'GET', target: '/does-not-exist', scheme: 'http', fallbackHost: '127.0.0.1', remoteAddress: '127.0.0.1', protocol: 'HTTP/1.1', ...noHeaders, body: () => null };
-  const { response } = await app.handle(source);
+  const { response } = await app.handle(bareSource('GET', '/does-not-exist'));
   if (response.status !== 404 || typeof response.body !== 'string') throw new Error(`no ${mode} 404 page`);
   return { body: response.body, contentType: 'text/html; charset=UTF-8' };
 }
