@@ -9,8 +9,8 @@
  * responses in a burst. With one request per turn the deferral is a loss instead (measured at one
  * connection: ≈ 10 µs more per request on Node, 11 % more CPU per request on Deno), so the scheduler
  * measures the load: an average of requests per turn, sampled by a probe every few requests while it
- * runs them at once, and by each batch while it batches. It batches above ENTER_BATCHING and runs requests at once again below
- * LEAVE_BATCHING. Hosts without `setImmediate` (workerd) never batch.
+ * runs them at once, and by each batch while it batches. It batches above ENTER_BATCHING and runs
+ * requests at once again below LEAVE_BATCHING. Hosts without `setImmediate` (workerd) never batch.
  *
  * Jobs are pairs of arguments for one `run` function (two parallel queues), so queueing a request
  * allocates nothing.
