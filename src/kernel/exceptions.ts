@@ -7,8 +7,9 @@
 /**
  * Base for every error this framework throws; `previous` is the Symfony name for `cause`.
  *
- * With `Error.stackTraceLimit` at 0 — set by a caller that will never read the stack, such as routing
- * in production when 404/405 are not logged — the error is built without the Error constructor:
+ * With `Error.stackTraceLimit` at 0 — set by a caller that will never read the stack (routing in
+ * production when 404/405 are not logged) or that gives it one itself (routing in debug mode, through
+ * debug/stack.ts `captureStack`) — the error is built without the Error constructor:
  * V8's costs about 0.5 µs even then, Deno's about 10 µs deep inside a request, for a stack that would
  * be empty anyway. Such an error is an `instanceof` its class and of Error, with own `message`,
  * `cause`, `stack` (`Name: message`, what an empty trace prints) and `previous`; they are enumerable

@@ -11,6 +11,7 @@ import {
   type HttpException,
 } from '../kernel/exceptions.ts';
 import { listener } from '../kernel/hooks.ts';
+import { captureStack } from '../debug/stack.ts';
 import { routingException, type Router, type RoutingFailure } from '../routing/router.ts';
 
 /** Name shown for a controller in logs and the profiler. */
@@ -84,23 +85,21 @@ export class RouterListener {
   /** The HTTP exception for a failed match, its routing exception as `previous` (Symfony's messages). */
   private routingFailure(request: KernelRequest, method: string, failure: RoutingFailure): HttpException {
     const stackLimit = Error.stackTraceLimit;
-    // The routing exception is built here too, one line from the HTTP exception: it gets the same
-    // frames (below) instead of a second capture and formatting of the same stack.
+    const stacks = this.captureStacks && stackLimit > 0;
+    // Both exceptions are built without a stack; when stacks are wanted, withFrames captures this
+    // call's frames once for both (they are thrown one line apart).
     Error.stackTraceLimit = 0;
     try {
       const previous = routingException(failure);
-      if (this.captureStacks) Error.stackTraceLimit = stackLimit;
       const uri = request.getUriForPath(request.pathInfo);
-      let error: HttpException;
       if (previous instanceof MethodNotAllowedException) {
         const allow = previous.allowedMethods.join(', ');
-        error = new MethodNotAllowedHttpException(previous.allowedMethods, `No route found for "${method} ${uri}": Method Not Allowed (Allow: ${allow})`, previous);
-      } else {
-        const referer = request.headers.get('referer');
-        error = new NotFoundHttpException(`No route found for "${method} ${uri}"${referer ? ` (from "${referer}")` : ''}`, previous);
+        const message = `No route found for "${method} ${uri}": Method Not Allowed (Allow: ${allow})`;
+        return withFrames(stacks, stackLimit, new MethodNotAllowedHttpException(previous.allowedMethods, message, previous), previous);
       }
-      if (this.captureStacks) shareFrames(previous, error);
-      return error;
+      const referer = request.headers.get('referer');
+      const message = `No route found for "${method} ${uri}"${referer ? ` (from "${referer}")` : ''}`;
+      return withFrames(stacks, stackLimit, new NotFoundHttpException(message, previous), previous);
     } finally {
       Error.stackTraceLimit = stackLimit;
     }
@@ -119,11 +118,15 @@ export class RouterListener {
   });
 }
 
-/** Gives `target` (built without a stack) the frames of `source`'s stack, under its own first line. */
-function shareFrames(target: Error, source: Error): void {
-  const stack = source.stack;
-  const frames = typeof stack === 'string' ? stack.indexOf('\n    at ') : -1;
-  if (frames >= 0) target.stack = `${target.stack ?? ''}${stack!.slice(frames)}`;
+/**
+ * Gives a routing failure and its cause (both built without a stack) the caller's frames, under their
+ * own first lines: one capture, mapped to the sources (debug/stack.ts) instead of Node formatting it.
+ */
+function withFrames<E extends Error>(wanted: boolean, limit: number, error: E, previous: Error): E {
+  if (!wanted) return error;
+  Error.stackTraceLimit = limit;
+  captureStack(withFrames, [error, previous]);
+  return error;
 }
 
 /**

@@ -122,7 +122,7 @@ describe('debug HTML page', () => {
 
   test('frames point at src/*.ts lines, with a code excerpt', async () => {
     const { headers, body } = await makeApp('dev').get('/robots.txt');
-    const line = lineOf('src/listeners/router-listener.ts', 'error = new NotFoundHttpException(');
+    const line = lineOf('src/listeners/router-listener.ts', 'new NotFoundHttpException(message, previous)');
     assert.equal(decode(headers.get('x-debug-exception-file')), `${join(ROOT, 'src/listeners/router-listener.ts')}:${line}`);
     assert.ok(body.includes(`at <code>src/listeners/router-listener.ts:${line}</code>`));
     assert.match(body, new RegExp(`<span class="line current"><span class="ln">${line}</span>.*NotFoundHttpException`));
@@ -221,7 +221,7 @@ describe('problem+json', () => {
     assert.equal(p.class, 'NotFoundHttpException');
     assert.ok(Array.isArray(p.trace) && p.trace.length > 0);
     assert.equal(p.trace[0].file, join(ROOT, 'src/listeners/router-listener.ts'));
-    assert.equal(p.trace[0].line, lineOf('src/listeners/router-listener.ts', 'error = new NotFoundHttpException('));
+    assert.equal(p.trace[0].line, lineOf('src/listeners/router-listener.ts', 'new NotFoundHttpException(message, previous)'));
   });
 
   test('non-debug: detail is the status text (4xx and 5xx), no class, no trace, no debug headers', async () => {

@@ -12,7 +12,7 @@ import { bundleOptions as sharedOptions } from '../../scripts/bundle-options.mjs
 const bundleOptions = sharedOptions as BuildOptions;
 import { clearExcerptCache } from '../../src/debug/error-page/excerpt.ts';
 import { clearSourceMapCache, decodeMappings } from '../../src/debug/error-page/source-map.ts';
-import { clearFrameCache, errorFrames, frameExcerpt, isVendor, parseStack, resolveFrame, throwLocation } from '../../src/debug/stack.ts';
+import { captureStack, clearFrameCache, errorFrames, frameExcerpt, isVendor, parseStack, resolveFrame, throwLocation } from '../../src/debug/stack.ts';
 import { NotFoundHttpException } from '../../src/kernel/exceptions.ts';
 
 const run = promisify(execFile);
@@ -60,6 +60,46 @@ describe('parseStack', () => {
     assert.equal(first.line, lineOf(readFileSync(join(ROOT, 'test/debug/stack.test.ts'), 'utf8'), '// throw-site'));
     assert.deepEqual(throwLocation(error), { file: first.file, line: first.line });
     assert.ok(!errorFrames(error).some((f) => f.fn.startsWith('new ')));
+  });
+
+  test('captureStack: stackless errors get the caller\'s frames, the same text the host prints and shared frames', () => {
+    const limit = Error.stackTraceLimit;
+    const stackless = () => {
+      Error.stackTraceLimit = 0;
+      try {
+        return [new NotFoundHttpException('a'), new Error('b')] as const;
+      } finally {
+        Error.stackTraceLimit = limit;
+      }
+    };
+    /** Captures for the errors, and what the host prints for a capture at the same place. */
+    const site = (errors: readonly Error[]): string => {
+      assert.equal(captureStack(site, errors), true);
+      const probe: { stack?: string } = {};
+      Error.captureStackTrace(probe, site);
+      return probe.stack!.slice(probe.stack!.indexOf('\n'));
+    };
+    const below = (stack: string | undefined) => stack!.slice(stack!.indexOf('\n'));
+    const thrice = [0, 1, 2].map(() => {
+      const errors = stackless();
+      const host = site(errors); // capture-site
+      // The first capture (a miss) and the later ones (hits) carry the host's own text.
+      assert.equal(below(errors[0].stack), host);
+      assert.equal(below(errors[1].stack), host);
+      return errors;
+    });
+    const line = lineOf(readFileSync(join(ROOT, 'test/debug/stack.test.ts'), 'utf8'), '// capture-site');
+    const [[main, cause]] = thrice;
+    assert.ok(main.stack!.startsWith('Error: a\n    at '));
+    assert.ok(cause.stack!.startsWith('Error: b\n    at '));
+    assert.deepEqual(throwLocation(main), { file: join(ROOT, 'test/debug/stack.test.ts'), line });
+    assert.equal(errorFrames(main)[0]!.line, line);
+    // The three captures from one place share one frames array (the page caches by it).
+    assert.equal(errorFrames(thrice[1]![0]), errorFrames(main));
+    assert.equal(errorFrames(thrice[2]![1]), errorFrames(cause));
+    // A stack replaced afterwards is read again.
+    main.stack = 'Error: a\n    at elsewhere (/app/src/other.ts:7:3)';
+    assert.deepEqual(errorFrames(main).map((f) => [f.fn, f.file, f.line]), [['elsewhere', '/app/src/other.ts', 7]]);
   });
 
   test('an error without a stack', () => {
@@ -186,7 +226,7 @@ describe('the esbuild bundle (dist) outside tsx', () => {
     await build({ ...bundleOptions, entryPoints: { index: join(ROOT, 'src/index.ts') }, outdir: dir, logLevel: 'silent' });
     // The bundle imports `he` and `path-to-regexp`; they resolve from the project's node_modules.
     writeFileSync(join(dir, 'run.mjs'), script(join(dir, 'index.js')));
-    routerLine = lineOf(readFileSync(join(ROOT, 'src/listeners/router-listener.ts'), 'utf8'), 'error = new NotFoundHttpException(');
+    routerLine = lineOf(readFileSync(join(ROOT, 'src/listeners/router-listener.ts'), 'utf8'), 'new NotFoundHttpException(message, previous)');
   });
 
   after(() => rmSync(dir, { recursive: true, force: true }));
