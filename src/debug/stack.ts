@@ -280,7 +280,7 @@ function lookup(raw: string): CapturedStack | undefined {
  * False where the runtime has no V8 stack API (the errors are left as they were).
  *
  * Why: with source maps on, Node formats every frame in JavaScript (source-map lookups, file-URL
- * conversion, symbol names) — about 20 µs for the frames of a 404, on every 404. Here V8 hands over
+ * conversion, symbol names) — 20–35 µs for the frames of a 404, on every 404. Here V8 hands over
  * its call sites, printed natively as the key of a cache; only a stack not seen before is captured
  * a second time for the host to format.
  */
