@@ -62,20 +62,64 @@ export function stackOf(error: unknown): string | undefined {
   }
 }
 
+const MAX_STACKS = 256;
+const MAX_CACHED_STACK_CHARS = 32 * 1024;
+const RECENT_STACKS = 4;
+
+/**
+ * Values worked out from a stack's text, per project root (paths are shown relative to it); bounded,
+ * and only for stacks of a sane size. The last few keys looked up are compared before the map: a map
+ * lookup hashes the whole stack (a few KB for a 50-frame trace, several µs), a comparison with an
+ * equal stack is a memory compare.
+ */
+class StackCache<V> {
+  private readonly recent: { root: string; key: string; value: V }[] = [];
+  private readonly byRoot = new Map<string, Map<string, V>>();
+  private count = 0;
+
+  /** The value for `key` under `root`, worked out by `make` when it is not cached. */
+  get(key: string, root: string, make: () => V): V {
+    if (key.length > MAX_CACHED_STACK_CHARS) return make();
+    for (let i = 0; i < this.recent.length; i++) {
+      const r = this.recent[i]!;
+      if (r.key === key && r.root === root) return r.value;
+    }
+    let perRoot = this.byRoot.get(root);
+    let value = perRoot?.get(key);
+    if (value === undefined) {
+      value = make();
+      if (this.count >= MAX_STACKS) {
+        this.byRoot.clear();
+        this.count = 0;
+        perRoot = undefined;
+      }
+      if (perRoot === undefined) this.byRoot.set(root, (perRoot = new Map()));
+      perRoot.set(key, value);
+      this.count++;
+    }
+    if (this.recent.length >= RECENT_STACKS) this.recent.pop();
+    this.recent.unshift({ root, key, value });
+    return value;
+  }
+
+  clear(): void {
+    this.byRoot.clear();
+    this.count = 0;
+    this.recent.length = 0;
+  }
+}
+
 /**
  * Parsed and resolved frames by the frame lines of a stack: an error thrown from the same place has
  * the same frame lines whatever its message (every 404 of a route), so its frames are worked out
- * once. The arrays are shared: treat as read-only. Bounded, and only for stacks of a sane size.
+ * once. The arrays are shared: treat as read-only.
  */
 interface StackEntry {
   frames: ResolvedFrame[];
   /** Shared slices of `frames` without the leading constructor frames, by how many are dropped. */
   from: ResolvedFrame[][];
 }
-const stacks = new Map<string, Map<string, StackEntry>>();
-const MAX_STACKS = 256;
-const MAX_CACHED_STACK_CHARS = 32 * 1024;
-let stackCount = 0;
+const stacks = new StackCache<StackEntry>();
 
 /** The stack from its first frame line on (what parseStack reads frames from), or null when it has none. */
 function frameLines(stack: string): string | null {
@@ -90,50 +134,10 @@ function frameLines(stack: string): string | null {
   return null;
 }
 
-/**
- * The last stacks looked up, compared before the map: a map lookup hashes the whole stack (a few KB
- * for a 50-frame trace, several µs), a comparison with an equal stack is a memory compare.
- */
-const recentStacks: { root: string; lines: string; entry: StackEntry }[] = [];
-const RECENT_STACKS = 4;
-
-function recentStack(lines: string, root: string): StackEntry | undefined {
-  for (let i = 0; i < recentStacks.length; i++) {
-    const r = recentStacks[i]!;
-    if (r.lines === lines && r.root === root) return r.entry;
-  }
-  return undefined;
-}
-
-function rememberRecent(lines: string, root: string, entry: StackEntry): void {
-  if (recentStacks.length >= RECENT_STACKS) recentStacks.pop();
-  recentStacks.unshift({ root, lines, entry });
-}
-
 function stackEntry(stack: string, root: string): StackEntry {
   const lines = stack.length <= MAX_CACHED_STACK_CHARS ? frameLines(stack) : null;
   if (lines === null) return { frames: parseStack(stack).map((f) => resolveFrame(f, root)), from: [] };
-  const recent = recentStack(lines, root);
-  if (recent !== undefined) return recent;
-  const entry = mappedStackEntry(lines, root);
-  rememberRecent(lines, root, entry);
-  return entry;
-}
-
-function mappedStackEntry(lines: string, root: string): StackEntry {
-  let perRoot = stacks.get(root);
-  const hit = perRoot?.get(lines);
-  if (hit !== undefined) return hit;
-  const entry: StackEntry = { frames: parseStack(lines).map((f) => resolveFrame(f, root)), from: [] };
-  if (stackCount >= MAX_STACKS) {
-    stacks.clear();
-    stackCount = 0;
-    perRoot = undefined;
-  }
-  if (perRoot === undefined) stacks.set(root, (perRoot = new Map()));
-  perRoot.set(lines, entry);
-  stackCount++;
-  return entry;
+  return stacks.get(lines, root, () => ({ frames: parseStack(lines).map((f) => resolveFrame(f, root)), from: [] }));
 }
 
 /**
@@ -178,10 +182,7 @@ const MAX_RESOLVED = 2048;
 export function clearFrameCache(): void {
   resolved.clear();
   captures.clear();
-  recentCaptures.length = 0;
   stacks.clear();
-  stackCount = 0;
-  recentStacks.length = 0;
 }
 
 /** One frame through source maps (when it points at generated JavaScript the host left unmapped). */
@@ -224,13 +225,10 @@ const callSitesOf = (_error: unknown, sites: unknown): unknown => sites;
 interface CapturedStack {
   text: string;
   frames: ResolvedFrame[];
-  /** The project root the frames' paths are relative to. */
-  root: string;
 }
 
-/** Captures by the frame lines V8 printed, the last few compared first (as recentStacks), then a map. */
-const recentCaptures: { raw: string; captured: CapturedStack }[] = [];
-const captures = new Map<string, CapturedStack>();
+/** Captures by the call sites' own printed lines. */
+const captures = new StackCache<CapturedStack>();
 
 /** Errors given their frames by captureStack, with the stack text they were given (unchanged = still valid). */
 const capturedErrors = new WeakMap<object, { stack: string; frames: ResolvedFrame[] }>();
@@ -255,22 +253,6 @@ function frameText(stack: unknown): string {
   if (typeof stack !== 'string') return '';
   const at = stack.indexOf('\n    at ');
   return at < 0 ? '' : stack.slice(at);
-}
-
-function remember(raw: string, captured: CapturedStack): CapturedStack {
-  if (raw.length <= MAX_CACHED_STACK_CHARS) {
-    if (captures.size >= MAX_STACKS) captures.clear();
-    captures.set(raw, captured);
-  }
-  if (recentCaptures.length >= RECENT_STACKS) recentCaptures.pop();
-  recentCaptures.unshift({ raw, captured });
-  return captured;
-}
-
-function lookup(raw: string): CapturedStack | undefined {
-  for (let i = 0; i < recentCaptures.length; i++) if (recentCaptures[i]!.raw === raw) return recentCaptures[i]!.captured;
-  const hit = captures.get(raw);
-  return hit === undefined ? undefined : remember(raw, hit);
 }
 
 /**
@@ -300,11 +282,10 @@ export function captureStack(above: (...args: never[]) => unknown, errors: reado
       if (raw === '') return false;
     }
     const root = workingDirectory();
-    captured = lookup(raw);
-    if (captured === undefined || captured.root !== root) {
+    captured = captures.get(raw, root, () => {
       const text = Array.isArray(sites) ? frameText(capture(api, above, undefined)) : raw;
-      captured = remember(raw, { text, frames: parseStack(text).map((f) => resolveFrame(f, root)), root });
-    }
+      return { text, frames: parseStack(text).map((f) => resolveFrame(f, root)) };
+    });
   } catch {
     return false;
   }
