@@ -16,7 +16,8 @@
 //   BENCH_SERVERS=a,b      subset/extra servers (default: node-http,irms-prod,irms-debug,hono,fastify,deno-plain,irms-deno,floor-node,floor-deno,
 //                          node-batched,irms-prod-direct,deno-batched,irms-deno-direct,node-http-debug-page,deno-plain-page; also
 //                          available: fetch-node = plain fetch handler on @hono/node-server)
-//   BENCH_PARTS=http,inprocess,deno,memory   which parts to run (default: all)
+//   BENCH_PARTS=http,latency,inprocess,deno,memory   which parts to run (default: all)
+//   BENCH_LATENCY_SERVERS=a,b  servers of the latency cross-check (default: node-http,irms-prod,irms-debug,node-http-debug-page)
 //   BENCH_SERVER_CPU=0 BENCH_LOAD_CPU=1      cores for taskset
 //   BENCH_WAIT_QUIET=0     wait up to this many seconds for both cores to be idle before starting
 //   BENCH_NOISE=0.2        a measurement is noisy when other processes took more than this share of a core;
@@ -46,7 +47,7 @@ const cfg = {
   connections: int(env.BENCH_CONNECTIONS, 50),
   serverCpu: env.BENCH_SERVER_CPU ?? '0',
   loadCpu: env.BENCH_LOAD_CPU ?? '1',
-  parts: (env.BENCH_PARTS || 'http,inprocess,deno,memory').split(',').map((s) => s.trim()),
+  parts: (env.BENCH_PARTS || 'http,latency,inprocess,deno,memory').split(',').map((s) => s.trim()),
   out: path.resolve(ROOT, env.BENCH_OUT || 'bench/results/latest.json'),
   // a measurement is "noisy" when other processes (or steal) took more than this share of either core
   noiseLimit: Number(env.BENCH_NOISE || 0.2),
@@ -251,6 +252,8 @@ function parseDuration(s) {
 export function parseWrk(text) {
   const pct = {};
   for (const m of text.matchAll(/^\s+(50|75|90|99)%\s+([\d.]+(?:us|ms|s|m))\s*$/gm)) pct[m[1]] = parseDuration(m[2]);
+  // `Latency  avg  stdev  max  +/- stdev`
+  const latency = text.match(/^\s+Latency\s+\S+\s+\S+\s+([\d.]+(?:us|ms|s|m))/m);
   const sock = text.match(/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/);
   const total = text.match(/(\d+) requests in ([\d.]+\w+)/);
   return {
@@ -258,6 +261,7 @@ export function parseWrk(text) {
     requests: total ? Number(total[1]) : NaN,
     p50: pct['50'] ?? NaN,
     p99: pct['99'] ?? NaN,
+    max: latency ? parseDuration(latency[1]) : NaN,
     errors: sock ? sock.slice(1).reduce((s, x) => s + Number(x), 0) : 0,
     non2xx: Number(text.match(/Non-2xx or 3xx responses: (\d+)/)?.[1] ?? 0),
   };
@@ -613,6 +617,104 @@ export function httpTables(http) {
   return out.join('\n');
 }
 
+// ---------------------------------------------------------------------------------------------- latency cross-check
+
+/**
+ * wrk's latency figures checked against a second closed-loop client (bench/latency-client.mjs) on the same
+ * servers, routes, connections and cores: on a saturated server with long event-loop turns (irms-debug's
+ * 404) wrk reports a tail that neither that client nor a bound taken inside the server sees (BENCHMARKS.md).
+ * Per round, route and server: a re-warm, then both clients one after the other (their order alternates).
+ */
+const LATENCY_SERVERS = ['node-http', 'irms-prod', 'irms-debug', 'node-http-debug-page'];
+const LATENCY_ROUTES = ['root', '404'];
+const LATENCY_TOOLS = ['wrk', 'client'];
+
+function runLatencyClient(url, route, seconds) {
+  return new Promise((resolve, reject) => {
+    const args = ['-c', cfg.loadCpu, NODE, 'bench/latency-client.mjs', url + route.path, '--method', route.method, '--connections', String(cfg.connections), '--seconds', String(seconds)];
+    if (route.reqBody) args.push('--body', route.reqBody);
+    const child = spawn('taskset', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      try {
+        if (code !== 0) throw new Error(`exit ${code}`);
+        resolve(JSON.parse(out.trim().split('\n').pop()));
+      } catch (e) {
+        reject(new Error(`latency client: ${e.message}: ${out.slice(0, 500)}`));
+      }
+    });
+  });
+}
+
+async function latencyBench() {
+  const tStart = Date.now();
+  const names = (env.BENCH_LATENCY_SERVERS ? env.BENCH_LATENCY_SERVERS.split(',').map((s) => s.trim()) : LATENCY_SERVERS).filter(
+    (n) => SERVERS[n] && !(SERVERS[n].irms && !existsSync(DIST)) && !(SERVERS[n].deno && !existsSync(DENO)),
+  );
+  const routes = ROUTES.filter((r) => LATENCY_ROUTES.includes(r.name));
+  const raw = [];
+  const servers = [];
+  try {
+    for (const name of names) servers.push(await startServer(name, 0));
+    log(`\nLatency cross-check: ${servers.length} servers x ${routes.length} routes x ${cfg.rounds} rounds x 2 clients x ${cfg.duration}s`);
+    for (const s of servers) await runWrk(s.url, ROUTES[0], cfg.warmup, 'bench/wrk/mixed.lua');
+    for (let round = 0; round < cfg.rounds; round++) {
+      for (const route of routes) {
+        for (const s of servers) {
+          if (s.child.exitCode !== null) continue;
+          if (cfg.rewarm > 0) await runWrk(s.url, route, cfg.rewarm, 'bench/wrk/route.lua');
+          for (const tool of round % 2 ? [...LATENCY_TOOLS].reverse() : LATENCY_TOOLS) {
+            const m = tool === 'wrk' ? parseWrk(await runWrk(s.url, route, cfg.duration, 'bench/wrk/route.lua')) : await runLatencyClient(s.url, route, cfg.duration);
+            raw.push({ round, route: route.name, server: s.name, tool, rps: m.rps, p50: m.p50, p99: m.p99, max: m.max, errors: m.errors });
+            log(
+              `[${String(Math.round((Date.now() - tStart) / 1000)).padStart(4)}s] round ${round + 1}/${cfg.rounds} ${route.name.padEnd(4)} ${s.name.padEnd(20)} ${tool.padEnd(6)} ` +
+                `${fmtInt(m.rps).padStart(7)} req/s  p50 ${fmt(m.p50)}  p99 ${fmt(m.p99)}  max ${fmt(m.max)} ms${m.errors ? `  errors ${m.errors}` : ''}`,
+            );
+          }
+        }
+      }
+    }
+  } finally {
+    await Promise.all(servers.map(stopServer));
+  }
+  return summarizeLatency(raw, cfg.connections);
+}
+
+export function summarizeLatency(raw, connections) {
+  const cells = {};
+  for (const r of raw) {
+    const cell = ((cells[r.server] ??= {})[r.route] ??= {});
+    (cell[r.tool] ??= []).push(r);
+  }
+  for (const byRoute of Object.values(cells)) {
+    for (const cell of Object.values(byRoute)) {
+      for (const tool of Object.keys(cell)) {
+        const rs = cell[tool];
+        cell[tool] = { rps: median(rs.map((r) => r.rps)), p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)), max: median(rs.map((r) => r.max)), errors: rs.reduce((n, r) => n + (r.errors || 0), 0) };
+      }
+    }
+  }
+  return { connections, cells, raw };
+}
+
+export function latencyTable(latency) {
+  const rows = [];
+  for (const [server, byRoute] of Object.entries(latency.cells)) {
+    for (const [route, cell] of Object.entries(byRoute)) {
+      const w = cell.wrk ?? {};
+      const c = cell.client ?? {};
+      rows.push([`${server} ${route}`, fmtInt(w.rps), fmt(w.p50), fmt(w.p99), fmt(w.max), fmtInt(c.rps), fmt(c.p50), fmt(c.p99), fmt(c.max)]);
+    }
+  }
+  return [
+    `#### Latency at ${latency.connections} connections, wrk and a second closed-loop client (bench/latency-client.mjs), medians over rounds (ms)\n`,
+    mdTable(['server, route', 'wrk req/s', 'wrk p50', 'wrk p99', 'wrk max', 'client req/s', 'client p50', 'client p99', 'client max'], rows),
+  ].join('\n');
+}
+
 // ---------------------------------------------------------------------------------------------- other parts
 
 function runPart(label, cmd, args, jsonFile) {
@@ -700,6 +802,12 @@ async function main() {
     results.http.elapsedSeconds = Math.round((Date.now() - t) / 1000);
     log('\n' + httpTables(results.http));
   }
+  if (cfg.parts.includes('latency')) {
+    const t = Date.now();
+    results.latency = await latencyBench();
+    results.latency.elapsedSeconds = Math.round((Date.now() - t) / 1000);
+    log('\n' + latencyTable(results.latency));
+  }
   if (cfg.parts.includes('inprocess')) results.inprocess = runPart('in-process (Node)', NODE, ['bench/inprocess.mjs', '--json', tmp('inprocess')], tmp('inprocess'));
   if (cfg.parts.includes('deno') && existsSync(DENO)) results.inprocessDeno = runPart('in-process (Deno)', DENO, ['run', '-A', '--no-lock', 'bench/inprocess-deno.mjs', '--json', tmp('deno')], tmp('deno'));
   if (cfg.parts.includes('memory')) results.memory = runPart('memory (debug mode)', 'taskset', ['-c', cfg.serverCpu, NODE, '--expose-gc', 'bench/memory.mjs', '--json', tmp('memory'), '--mode', env.MEMORY_MODE || 'fetch'], tmp('memory'));
@@ -714,6 +822,7 @@ function writeReport(results, out) {
   writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
   const md = [`# bench results ${results.machine.date}`, ''];
   if (results.http) md.push('## HTTP (wrk)', '', httpTables(results.http), '');
+  if (results.latency?.cells) md.push('## Latency cross-check', '', latencyTable(results.latency), '');
   for (const [k, title] of [['inprocess', 'In-process (Node)'], ['inprocessDeno', 'In-process (Deno)'], ['memory', 'Memory (debug mode)']]) {
     if (results[k]?.markdown) md.push(`## ${title}`, '', results[k].markdown, '');
   }
