@@ -1,11 +1,13 @@
 // A second load generator, to check wrk's latency figures: a closed loop over keep-alive connections
 // (like wrk: each connection sends its next request when the previous response is complete), timing
-// each request from its write to the last byte of its response.
+// each request from its write to the last byte of its response, and reporting those times as they are.
 //
-// Why: on a saturated server with long event-loop turns (irms-debug answering 404s: ~15 ms turns at
-// 50 connections), wrk 4.1 reports a p99 of 130–400 ms and a max of 400–800 ms, while a bound taken
-// inside the server (request N+2 arrived less than 70 ms after response N was written, so no client
-// could have waited longer for N+1) and this client both put the tail under 70 ms. See BENCHMARKS.md.
+// Why: wrk 4.1 corrects its latency histogram for coordinated omission before printing it
+// (`stats_correct` in wrk.c): every sample longer than twice the mean per-connection interval is
+// copied down in steps of that interval. On a slow server (irms-debug answering 404s: ~15 ms per
+// connection at 50 connections), a few slow requests early in a 5-s run become hundreds of samples,
+// and wrk prints a p99 of 130–500 ms where no request in the steady state took more than ~50 ms
+// (a 20-s run of the same server: p99 36 ms). See BENCHMARKS.md, Method.
 //
 // node bench/latency-client.mjs <url> [--method GET] [--body text] [--connections 50] [--seconds 5]
 // Prints one JSON line: { requests, rps, p50, p90, p99, max (ms), errors, statuses }.

@@ -620,10 +620,11 @@ export function httpTables(http) {
 // ---------------------------------------------------------------------------------------------- latency cross-check
 
 /**
- * wrk's latency figures checked against a second closed-loop client (bench/latency-client.mjs) on the same
- * servers, routes, connections and cores: on a saturated server with long event-loop turns (irms-debug's
- * 404) wrk reports a tail that neither that client nor a bound taken inside the server sees (BENCHMARKS.md).
- * Per round, route and server: a re-warm, then both clients one after the other (their order alternates).
+ * wrk's latency figures beside a second closed-loop client's (bench/latency-client.mjs) on the same servers,
+ * routes, connections and cores. wrk prints its percentiles corrected for coordinated omission, which on a
+ * slow server turns a few slow requests into a tail of hundreds of milliseconds; the second client reports
+ * the times it measured (BENCHMARKS.md, Method). Per round, route and server: a re-warm, then both clients
+ * one after the other (their order alternates).
  */
 const LATENCY_SERVERS = ['node-http', 'irms-prod', 'irms-debug', 'node-http-debug-page'];
 const LATENCY_ROUTES = ['root', '404'];
