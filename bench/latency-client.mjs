@@ -9,7 +9,7 @@
 // and wrk prints a p99 of 130–500 ms where no request in the steady state took more than ~50 ms
 // (a 20-s run of the same server: p99 36 ms). See BENCHMARKS.md, Method.
 //
-// node bench/latency-client.mjs <url> [--method GET] [--body text] [--connections 50] [--seconds 5]
+// node bench/latency-client.mjs <url> [--method GET] [--body text] [--connections 50] [--seconds 5] [--grace-ms 10000]
 // Prints one JSON line: { requests, rps, p50, p90, p99, max (ms), errors, statuses }.
 // Responses must carry Content-Length (every bench server's four routes do); anything else is an error.
 import net from 'node:net';
@@ -29,8 +29,12 @@ const head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.hos
 const request = Buffer.from(`${head}\r\n${body}`);
 const HEADER_END = Buffer.from('\r\n\r\n');
 
+/** A response still missing this long after the run's end counts as an error, and its connection is closed. */
+const graceMs = Number(arg('grace-ms', 10_000));
+
 const latencies = [];
 const statuses = {};
+const sockets = new Set();
 let errors = 0;
 let stopAt = Infinity;
 let firstAt = 0;
@@ -39,6 +43,7 @@ let lastAt = 0;
 function connection() {
   return new Promise((resolve) => {
     const socket = net.connect(Number(url.port), url.hostname);
+    sockets.add(socket);
     socket.setNoDelay(true);
     let sentAt = 0;
     // While a response's head is incomplete: its bytes so far. Then: the body bytes still to come
@@ -91,13 +96,24 @@ function connection() {
       }
     });
     socket.on('error', () => errors++);
-    socket.on('close', resolve);
+    socket.on('close', () => {
+      sockets.delete(socket);
+      resolve();
+    });
   });
 }
 
 firstAt = performance.now();
 stopAt = firstAt + seconds * 1000;
+// A server that stops answering must not hang the bench.
+const overdue = setTimeout(() => {
+  for (const socket of sockets) {
+    errors++;
+    socket.destroy();
+  }
+}, seconds * 1000 + graceMs);
 await Promise.all(Array.from({ length: connections }, connection));
+clearTimeout(overdue);
 latencies.sort((a, b) => a - b);
 const at = (p) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] * 100) / 100 : NaN);
 const elapsed = (lastAt - firstAt) / 1000;
