@@ -389,15 +389,21 @@ const LARGE_STRING = 8192;
 const utf8Encoder = new TextEncoder();
 
 /**
- * UTF-8 bytes of a long string body. An all-ASCII string is as many bytes as characters: `encodeInto`
- * a buffer of that size reads it whole, and nothing else does. Why not `Buffer.from`: on Node 20 it
+ * UTF-8 bytes of a long string body, in one pass. An all-ASCII string is as many bytes as characters:
+ * `encodeInto` a buffer of that size reads it whole. Otherwise the rest (at most 3 bytes per UTF-16
+ * unit) goes into a larger buffer after the bytes already written. Why not `Buffer.from`: on Node 20 it
  * walks a string built by concatenation (the debug page, a rendered template) piece by piece, once to
- * count and once to encode: 36 µs against 9 µs for a 53 KB page in 40 pieces, and 299 → 290 µs of
- * server CPU per debug 404 over HTTP.
+ * count and once to encode. For a 53 KB page in 40 pieces: 10 against 30 µs when it is ASCII, 14–51
+ * against 25–115 µs when it is not; over HTTP, 299 → 290 µs of server CPU per debug 404.
  */
 function encodeLarge(text: string): Buffer {
   const bytes = Buffer.allocUnsafe(text.length);
-  return utf8Encoder.encodeInto(text, bytes).read === text.length ? bytes : Buffer.from(text);
+  const head = utf8Encoder.encodeInto(text, bytes);
+  if (head.read === text.length) return bytes;
+  const all = Buffer.allocUnsafe(head.written + (text.length - head.read) * 3);
+  bytes.copy(all, 0, 0, head.written);
+  const rest = utf8Encoder.encodeInto(text.slice(head.read), all.subarray(head.written));
+  return all.subarray(0, head.written + rest.written);
 }
 
 function cancelQuietly(stream: ReadableStream<Uint8Array>): void {

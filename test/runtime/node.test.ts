@@ -358,13 +358,15 @@ describe('node adapter: responses', { timeout: 10_000 }, () => {
   test('long string bodies (encoded once before writing) arrive whole, with their length in bytes, on GET and HEAD', async () => {
     const long = 'é€😀<p>'.repeat(4000); // 40,000 UTF-16 units, 68,000 bytes: over the one-pass encoding threshold
     // Non-ASCII first (its bytes fill a buffer of one byte per character before the string ends) or
-    // last, one-byte in JavaScript but two in UTF-8, a lone surrogate (U+FFFD): none of them is one
-    // byte per character, so each takes the general encoding.
+    // last, one-byte in JavaScript but two in UTF-8, a lone surrogate (U+FFFD), a surrogate pair where
+    // the first buffer ends: none of them is one byte per character, so each is encoded in two steps.
     const odd: Record<string, string> = {
       '/first': `é${'a'.repeat(9000)}`,
       '/last': `${'a'.repeat(9000)}é`,
       '/latin1': 'ÿ'.repeat(5000),
       '/lone': `${'a'.repeat(9000)}\ud800`,
+      '/pair': `${'a'.repeat(9000)}😀`,
+      '/both': `😀${'a'.repeat(9000)}€`,
     };
     const { server } = await start((s) => HttpResponse.html(s.target === '/ascii' ? 'a'.repeat(9000) : (odd[s.target] ?? long)));
     for (const [path, text] of Object.entries(odd)) {
