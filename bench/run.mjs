@@ -267,22 +267,26 @@ export function parseWrk(text) {
   };
 }
 
-function runWrk(url, route, seconds, script, onSpawn) {
+/** Runs a load generator pinned to the load core; resolves to its stdout and stderr, rejects unless it exits 0. */
+function runOnLoadCore(name, argv, extraEnv = {}, onSpawn) {
   return new Promise((resolve, reject) => {
-    const args = ['-c', cfg.loadCpu, 'wrk', '-t1', `-c${cfg.connections}`, `-d${seconds}s`, '--latency', '-s', script, url + route.path];
-    const child = spawn('taskset', args, {
-      cwd: ROOT,
-      env: { ...env, WRK_METHOD: route.method, WRK_BODY: route.reqBody || '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn('taskset', ['-c', cfg.loadCpu, ...argv], { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     onSpawn?.(child);
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`wrk exited ${code}: ${out}`))));
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${name} exited ${code}: ${out}`))));
   });
 }
+
+function runWrk(url, route, seconds, script, onSpawn) {
+  const argv = ['wrk', '-t1', `-c${cfg.connections}`, `-d${seconds}s`, '--latency', '-s', script, url + route.path];
+  return runOnLoadCore('wrk', argv, { WRK_METHOD: route.method, WRK_BODY: route.reqBody || '' }, onSpawn);
+}
+
+/** `[  12s]`: seconds since `start`, for progress lines. */
+const since = (start) => `[${String(Math.round((Date.now() - start) / 1000)).padStart(4)}s]`;
 
 /** utime+stime of a process (all its threads), in clock ticks (USER_HZ = 100 on Linux). */
 function procTicks(pid) {
@@ -407,7 +411,7 @@ async function httpBench(results) {
       s.problems = problems;
       if (problems.length) log(`! ${name} fails checks: ${problems.join('; ')}`);
       servers.push(s);
-      log(`[${String(Math.round((Date.now() - tStart) / 1000)).padStart(4)}s] started ${name} on :${s.port} (pid ${s.child.pid})${s.note ? ' ' + s.note : ''}`);
+      log(`${since(tStart)} started ${name} on :${s.port} (pid ${s.child.pid})${s.note ? ' ' + s.note : ''}`);
     } catch (e) {
       skipped[name] = e.message.split('\n').slice(0, 6).join(' | ');
       log(`! ${name} not started: ${e.message}`);
@@ -429,7 +433,7 @@ async function httpBench(results) {
           const m = await measure(s, route);
           raw.push({ round, route: route.name, server: s.name, ...m });
           log(
-            `[${String(Math.round((Date.now() - tStart) / 1000)).padStart(4)}s] round ${round + 1}/${cfg.rounds} ${route.name.padEnd(4)} ${s.name.padEnd(11)} ${fmtInt(m.rps).padStart(7)} req/s  p99 ${fmt(m.p99)} ms  ` +
+            `${since(tStart)} round ${round + 1}/${cfg.rounds} ${route.name.padEnd(4)} ${s.name.padEnd(11)} ${fmtInt(m.rps).padStart(7)} req/s  p99 ${fmt(m.p99)} ms  ` +
               `server core ${Math.round(m.serverBusy * 100)}% (server ${Math.round(m.procShare * 100)}%, ${fmt(m.procUsPerReq, 1)} µs/req), load core ${Math.round(m.loadBusy * 100)}% (wrk ${Math.round(m.wrkShare * 100)}%)` +
               (m.noisy ? `  NOISY (others: ${Math.round(m.foreignServerCore * 100)}%/${Math.round(m.foreignLoadCore * 100)}%)` : '') +
               (m.attempts > 1 ? ` [${m.attempts} attempts]` : '') +
@@ -630,24 +634,15 @@ const LATENCY_SERVERS = ['node-http', 'irms-prod', 'irms-debug', 'node-http-debu
 const LATENCY_ROUTES = ['root', '404'];
 const LATENCY_TOOLS = ['wrk', 'client'];
 
-function runLatencyClient(url, route, seconds) {
-  return new Promise((resolve, reject) => {
-    const args = ['-c', cfg.loadCpu, NODE, 'bench/latency-client.mjs', url + route.path, '--method', route.method, '--connections', String(cfg.connections), '--seconds', String(seconds)];
-    if (route.reqBody) args.push('--body', route.reqBody);
-    const child = spawn('taskset', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      try {
-        if (code !== 0) throw new Error(`exit ${code}`);
-        resolve(JSON.parse(out.trim().split('\n').pop()));
-      } catch (e) {
-        reject(new Error(`latency client: ${e.message}: ${out.slice(0, 500)}`));
-      }
-    });
-  });
+async function runLatencyClient(url, route, seconds) {
+  const argv = [NODE, 'bench/latency-client.mjs', url + route.path, '--method', route.method, '--connections', String(cfg.connections), '--seconds', String(seconds)];
+  if (route.reqBody) argv.push('--body', route.reqBody);
+  const out = await runOnLoadCore('latency client', argv);
+  try {
+    return JSON.parse(out.trim().split('\n').pop());
+  } catch (e) {
+    throw new Error(`latency client: ${e.message}: ${out.slice(0, 500)}`);
+  }
 }
 
 async function latencyBench() {
@@ -671,7 +666,7 @@ async function latencyBench() {
             const m = tool === 'wrk' ? parseWrk(await runWrk(s.url, route, cfg.duration, 'bench/wrk/route.lua')) : await runLatencyClient(s.url, route, cfg.duration);
             raw.push({ round, route: route.name, server: s.name, tool, rps: m.rps, p50: m.p50, p99: m.p99, max: m.max, errors: m.errors });
             log(
-              `[${String(Math.round((Date.now() - tStart) / 1000)).padStart(4)}s] round ${round + 1}/${cfg.rounds} ${route.name.padEnd(4)} ${s.name.padEnd(20)} ${tool.padEnd(6)} ` +
+              `${since(tStart)} round ${round + 1}/${cfg.rounds} ${route.name.padEnd(4)} ${s.name.padEnd(20)} ${tool.padEnd(6)} ` +
                 `${fmtInt(m.rps).padStart(7)} req/s  p50 ${fmt(m.p50)}  p99 ${fmt(m.p99)}  max ${fmt(m.max)} ms${m.errors ? `  errors ${m.errors}` : ''}`,
             );
           }
