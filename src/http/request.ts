@@ -1,5 +1,7 @@
 import {
+  BadRequestException,
   ConflictingHeadersException,
+  FrameworkError,
   PayloadTooLargeHttpException,
   SessionNotFoundException,
   SuspiciousOperationException,
@@ -494,7 +496,24 @@ async function readBounded(source: RequestSource, limit: number): Promise<Uint8A
   if (declared !== null && isDigits(declared.trim()) && Number(declared) > limit) {
     throw new PayloadTooLargeHttpException(`Request body of ${declared} bytes exceeds the limit of ${limit} bytes.`);
   }
-  const body = source.readBody ? await source.readBody(limit) : await readStreamBounded(source.body(), limit);
+  let body: Uint8Array | null;
+  try {
+    body = source.readBody ? await source.readBody(limit) : await readStreamBounded(source.body(), limit);
+  } catch (error) {
+    throw unreadableBody(error);
+  }
   if (body === null) throw new PayloadTooLargeHttpException(`Request body exceeds the limit of ${limit} bytes.`);
   return body;
+}
+
+/**
+ * A body the host could not deliver whole: the client closed or reset the connection mid-body (Node's
+ * `aborted`, Deno's `BadResource` or `Http` error), or a body stream that failed. The request the
+ * client sent is incomplete, so it is a 400 logged at ERROR like any client error, not a 500 logged at
+ * CRITICAL. A TypeError (a body already used or locked) is the application's own mistake and stays one;
+ * the framework's own errors stay as they are.
+ */
+function unreadableBody(error: unknown): unknown {
+  if (error instanceof TypeError || error instanceof FrameworkError) return error;
+  return new BadRequestException('The request body could not be read completely: the connection closed or the body stream failed before its end.', error);
 }

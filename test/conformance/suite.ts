@@ -56,6 +56,14 @@ export function conformanceSuite(label: string, makeTarget: () => Promise<Target
       assert.ok(!r.body.includes('user=admin'));
     });
 
+    test('client leaving mid-body is a 400, never a 500 (Deno answered 500 for a truncated JSON body)', async () => {
+      // The JSON body is read in kernel.request, before routing: any path will do.
+      const r = await t.send({ method: 'POST', target: '/_profiler/', headers: { 'content-type': 'application/json' }, body: '{"member_id":', cutShort: true });
+      assert.equal(r.status, 400);
+      // The service goes on answering.
+      assert.equal((await t.send({ method: 'GET', target: '/robots.txt' })).status, 404);
+    });
+
     test('POST to a GET-only route is a 405 with Allow', async () => {
       const r = await t.send({ method: 'POST', target: '/_profiler/abc123', body: '' });
       assert.equal(r.status, 405);

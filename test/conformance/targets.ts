@@ -27,7 +27,7 @@ export function inProcessTarget(options: AppOptions = {}): Target {
         else headers.set(k.toLowerCase(), v);
       }
       const bodyBytes = req.body === undefined ? null : new TextEncoder().encode(req.body);
-      if (bodyBytes && !headers.has('content-length')) headers.set('content-length', String(bodyBytes.byteLength));
+      if (bodyBytes && !headers.has('content-length')) headers.set('content-length', String(bodyBytes.byteLength + (req.cutShort ? 100 : 0)));
       const source: RequestSource = {
         method: req.method,
         target: req.target,
@@ -37,7 +37,7 @@ export function inProcessTarget(options: AppOptions = {}): Target {
         protocol: 'HTTP/1.1',
         header: (n) => headers.get(n) ?? null,
         headers: () => headers.entries(),
-        body: () => (bodyBytes ? new Blob([bodyBytes]).stream() : null),
+        body: () => (bodyBytes ? (req.cutShort ? cutShortStream(bodyBytes) : new Blob([bodyBytes]).stream()) : null),
       };
       const { response, terminate } = await app.handle(source);
       let body = '';
@@ -72,7 +72,9 @@ export function fetchTarget(options: AppOptions = {}): Target {
         else headers.set(k, v);
       }
       const method = req.method.toUpperCase();
-      const request = fetchRequest(origin + req.target, method, headers, req.body);
+      const request = req.cutShort && req.body !== undefined
+        ? new Request(origin + req.target, { method, headers, body: cutShortStream(new TextEncoder().encode(req.body)), duplex: 'half' } as RequestInit)
+        : fetchRequest(origin + req.target, method, headers, req.body);
       const response = await app.fetch(request, { remoteAddress: '127.0.0.1', rawTarget: req.target });
       const out: Record<string, string> = {};
       response.headers.forEach((v, k) => {
@@ -83,6 +85,18 @@ export function fetchTarget(options: AppOptions = {}): Target {
     },
     async close() {},
   };
+}
+
+/** A body a host gives when its client left mid-body (RawRequest.cutShort): the bytes sent, then an error, as Node and Deno report it. */
+function cutShortStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  let sent = false;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent) return controller.error(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+      sent = true;
+      controller.enqueue(bytes);
+    },
+  });
 }
 
 /**

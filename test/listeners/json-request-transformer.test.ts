@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HttpResponse, type RouteDefinition } from '../../src/index.ts';
 import { nestingDepth } from '../../src/listeners/json-request-transformer-listener.ts';
-import { send, testApp } from '../pipeline/harness.ts';
+import { records, send, testApp } from '../pipeline/harness.ts';
 
 let lastParams: Record<string, unknown> | null = null;
 const routes: RouteDefinition[] = [
@@ -174,4 +174,55 @@ test('BODY_LIMIT: 413 from Content-Length before reading, and for chunked bodies
 
 test('nestingDepth skips strings', () => {
   assert.equal(nestingDepth('[[["[[[[",{"a":"]]]"}]]]'), 4);
+});
+
+/** A POST whose body source fails the way hosts report a client that left mid-body. */
+function cutShortSource(fail: { readBody?: () => Promise<Uint8Array | null>; stream?: ReadableStream<Uint8Array> }): Parameters<ReturnType<typeof testApp>['app']['handle']>[0] {
+  const headers: Record<string, string> = { host: 'localhost', 'content-type': 'application/json', 'content-length': '100' };
+  return {
+    method: 'POST', target: '/echo', scheme: 'http', fallbackHost: 'localhost', remoteAddress: '127.0.0.1', protocol: 'HTTP/1.1',
+    header: (n) => headers[n] ?? null, headers: () => Object.entries(headers), body: () => fail.stream ?? null,
+    ...(fail.readBody ? { readBody: fail.readBody } : {}),
+  };
+}
+
+test('client closing the connection mid-body: a 400 logged at ERROR, not a 500 logged at CRITICAL', async () => {
+  // Node rejects the read with `aborted` (ECONNRESET); Deno with BadResource or Http; a Fetch body stream errors.
+  const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+  const badResource = Object.assign(new Error('Cannot read body as underlying resource unavailable'), { name: 'BadResource' });
+  const erroring = () =>
+    new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new TextEncoder().encode('{"a":'));
+      },
+      pull(c) {
+        c.error(Object.assign(new Error('unexpected EOF while reading HTTP/1 body'), { name: 'Http' }));
+      },
+    });
+  const cases: [string, Parameters<typeof cutShortSource>[0]][] = [
+    ['Node aborted', { readBody: () => Promise.reject(aborted) }],
+    ['Deno BadResource', { readBody: () => Promise.reject(badResource) }],
+    ['failing body stream', { stream: erroring() }],
+  ];
+  for (const [label, fail] of cases) {
+    const { app, lines } = testApp({ routes, logFormat: 'json' });
+    const { response } = await app.handle(cutShortSource(fail));
+    assert.equal(response.status, 400, label);
+    assert.equal(
+      decodeURIComponent(response.headers.get('x-debug-exception') ?? ''),
+      'The request body could not be read completely: the connection closed or the body stream failed before its end.',
+      label,
+    );
+    const levels = records(lines).filter((r) => r.channel === 'request').map((r) => r.level_name);
+    assert.ok(levels.includes('ERROR'), `${label}: logged at ERROR (${levels})`);
+    assert.ok(!levels.includes('CRITICAL'), `${label}: never CRITICAL (${levels})`);
+  }
+});
+
+test("a body the application already consumed is still its own error (500), not the client's", async () => {
+  const { app } = testApp({ routes });
+  const request = new Request('http://localhost/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+  await request.text();
+  const r = await app.fetch(request);
+  assert.equal(r.status, 500);
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import type * as Library from '../../src/index.ts';
 import type * as NodeEntry from '../../src/runtime/node.ts';
@@ -115,4 +116,31 @@ test('bundle: method override, locale from the route, ETag 304, template, conver
   assert.equal((await send('GET', '/items/12')).body, '{"id":12}');
   assert.equal((await send('GET', '/items/abc', { accept: 'application/json' })).status, 404);
   assert.equal((await send('GET', '/owner', { accept: 'application/json' })).status, 401);
+});
+
+test('bundle: a client leaving mid-body is logged at ERROR as a 400, never at CRITICAL as a 500', async () => {
+  const lines: string[] = [];
+  const app = createApp({ env: 'dev', routes, logSink: (l) => lines.push(l), environment: { LOG_LEVEL: 'warning', LOG_FORMAT: 'json' } });
+  const own = await nodeEntry.serve(app, { port: 0, handleSignals: false });
+  try {
+    for (const leave of ['half-close', 'reset'] as const) {
+      const before = lines.length;
+      await new Promise<void>((resolve) => {
+        const socket = connect(own.port, '127.0.0.1');
+        socket.on('error', () => {});
+        socket.on('close', () => resolve());
+        socket.write('POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"member":');
+        setTimeout(() => (leave === 'reset' ? socket.resetAndDestroy() : socket.end()), 100);
+        setTimeout(() => socket.destroy(), 2000);
+      });
+      const deadline = Date.now() + 2000;
+      while (lines.length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      const logged = lines.slice(before).map((l) => JSON.parse(l) as { channel: string; level_name: string; message: string });
+      assert.ok(logged.some((r) => r.level_name === 'ERROR' && r.message.includes('The request body could not be read completely')), `${leave}: ${JSON.stringify(logged)}`);
+      assert.ok(!logged.some((r) => r.level_name === 'CRITICAL'), `${leave}: ${JSON.stringify(logged)}`);
+    }
+    assert.equal((await new Promise<number>((resolve, reject) => httpRequest({ host: '127.0.0.1', port: own.port, path: '/plain' }, (res) => { res.resume(); resolve(res.statusCode!); }).on('error', reject).end())), 200);
+  } finally {
+    await own.close(1000);
+  }
 });

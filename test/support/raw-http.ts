@@ -7,6 +7,11 @@ export interface RawRequest {
   /** Header names as given; `host` defaults to the target's host, `null` omits a header. */
   headers?: Record<string, string | null>;
   body?: string;
+  /**
+   * The client leaves mid-body: `Content-Length` declares 100 bytes more than `body`, and the client
+   * closes its side of the connection once `body` is written (a half-close: it can still read).
+   */
+  cutShort?: boolean;
 }
 
 export interface RawResponse {
@@ -20,7 +25,7 @@ export interface RawResponse {
 export function rawHttp(port: number, host: string, request: RawRequest, timeoutMs = 10000): Promise<RawResponse> {
   const headers: Record<string, string | null> = { host, connection: 'close', ...lower(request.headers ?? {}) };
   if (request.body !== undefined && headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) {
-    headers['content-length'] = String(Buffer.byteLength(request.body));
+    headers['content-length'] = String(Buffer.byteLength(request.body) + (request.cutShort ? 100 : 0));
   }
   let head = `${request.method} ${request.target} HTTP/1.1\r\n`;
   for (const [k, v] of Object.entries(headers)) if (v !== null) head += `${k}: ${v}\r\n`;
@@ -33,7 +38,7 @@ export function rawHttp(port: number, host: string, request: RawRequest, timeout
       socket.destroy();
       reject(new Error(`rawHttp: no complete response within ${timeoutMs} ms`));
     }, timeoutMs);
-    socket.on('connect', () => socket.write(payload));
+    socket.on('connect', () => (request.cutShort ? socket.end(payload) : socket.write(payload)));
     socket.on('data', (c) => chunks.push(c));
     socket.on('error', (e) => {
       clearTimeout(timer);
