@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createApp, type AppOptions } from '../../src/index.ts';
 import type { RequestSource } from '../../src/http/source.ts';
-import { rawHttp, type RawRequest, type RawResponse } from '../support/raw-http.ts';
+import { CUT_SHORT_BY, rawHttp, type RawRequest, type RawResponse } from '../support/raw-http.ts';
 
 /** One way of running the service; the conformance suite runs unchanged against each. */
 export interface Target {
@@ -27,7 +27,7 @@ export function inProcessTarget(options: AppOptions = {}): Target {
         else headers.set(k.toLowerCase(), v);
       }
       const bodyBytes = req.body === undefined ? null : new TextEncoder().encode(req.body);
-      if (bodyBytes && !headers.has('content-length')) headers.set('content-length', String(bodyBytes.byteLength + (req.cutShort ? 100 : 0)));
+      if (bodyBytes && !headers.has('content-length')) headers.set('content-length', String(bodyBytes.byteLength + (req.cutShort ? CUT_SHORT_BY : 0)));
       const source: RequestSource = {
         method: req.method,
         target: req.target,

@@ -8,11 +8,14 @@ export interface RawRequest {
   headers?: Record<string, string | null>;
   body?: string;
   /**
-   * The client leaves mid-body: `Content-Length` declares 100 bytes more than `body`, and the client
-   * closes its side of the connection once `body` is written (a half-close: it can still read).
+   * The client leaves mid-body: `Content-Length` declares CUT_SHORT_BY bytes more than `body`, and the
+   * client closes its side of the connection once `body` is written (a half-close: it can still read).
    */
   cutShort?: boolean;
 }
+
+/** How many declared body bytes a `cutShort` request never sends. */
+export const CUT_SHORT_BY = 100;
 
 export interface RawResponse {
   status: number;
@@ -25,7 +28,7 @@ export interface RawResponse {
 export function rawHttp(port: number, host: string, request: RawRequest, timeoutMs = 10000): Promise<RawResponse> {
   const headers: Record<string, string | null> = { host, connection: 'close', ...lower(request.headers ?? {}) };
   if (request.body !== undefined && headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) {
-    headers['content-length'] = String(Buffer.byteLength(request.body) + (request.cutShort ? 100 : 0));
+    headers['content-length'] = String(Buffer.byteLength(request.body) + (request.cutShort ? CUT_SHORT_BY : 0));
   }
   let head = `${request.method} ${request.target} HTTP/1.1\r\n`;
   for (const [k, v] of Object.entries(headers)) if (v !== null) head += `${k}: ${v}\r\n`;
