@@ -60,5 +60,8 @@ li a span { display: block; color: var(--muted); font-size: 14px; }
 </body>
 </html>
 `;
-  return HttpResponse.html(body, 404);
+  const response = HttpResponse.html(body, 404);
+  // An error status, like the error pages: browsers must not sniff it as anything but HTML.
+  response.headers.set('x-content-type-options', 'nosniff');
+  return response;
 }

@@ -39,9 +39,24 @@ function cookieDate(d: Date): string {
   return `${dow} ${day}-${mon}-${year} ${time} GMT`;
 }
 
-/** `name=value; expires=...; Max-Age=...; path=/; secure; httponly; samesite=lax`. */
+/** RFC 6265 path-value (and a domain): ASCII without controls and without ";", which would start another attribute. */
+const ATTRIBUTE_RE = /^[\x20-\x3a\x3c-\x7e]*$/;
+
+/**
+ * `name=value; expires=...; Max-Age=...; path=/; secure; httponly; samesite=lax`. The value is
+ * percent-encoded (Symfony's default); a name, path or domain that would break the line (`;`, CR, LF,
+ * controls, non-ASCII) throws where the cookie is set, as Symfony's Cookie constructor does for names.
+ */
 export function serializeCookie(name: string, value: string, options: CookieOptions = {}): string {
-  if (!NAME_RE.test(name)) throw new Error(`The cookie name "${name}" contains invalid characters.`);
+  if (!NAME_RE.test(name)) throw new Error(`The cookie name ${JSON.stringify(name)} contains invalid characters.`);
+  for (const attribute of ['path', 'domain'] as const) {
+    const given = options[attribute];
+    if (given !== undefined && (typeof given !== 'string' || !ATTRIBUTE_RE.test(given))) {
+      throw new Error(`The cookie ${attribute} ${JSON.stringify(given)} contains invalid characters.`);
+    }
+  }
+  if (options.maxAge !== undefined && !Number.isFinite(options.maxAge)) throw new Error(`The cookie Max-Age ${String(options.maxAge)} is not a finite number.`);
+  if (options.expires !== undefined && !Number.isFinite(options.expires.getTime())) throw new Error('The cookie expiry is not a valid date.');
   let out: string;
   if (value === '') {
     out = `${name}=deleted; expires=${cookieDate(new Date(Date.now() - 31536001000))}; Max-Age=0`;

@@ -22,15 +22,19 @@ export class ResponseHeaders {
     const key = name.toLowerCase();
     return key === 'set-cookie' ? !!this.cookies?.length : this.map.has(key);
   }
-  /** Replaces the header. CR, LF and NUL are refused: nothing reaches a header line unchecked. */
+  /**
+   * Replaces the header. A name that is not an HTTP token, or a value a host would refuse (CR, LF, NUL,
+   * other controls but tab, characters above U+00FF), throws here, where the caller set it, instead of
+   * when the host writes the response.
+   */
   set(name: string, value: string): void {
-    const key = name.toLowerCase();
+    const key = headerKey(name);
     assertHeaderValue(value);
     if (key === 'set-cookie') this.cookies = [value];
     else this.map.set(key, value);
   }
   append(name: string, value: string): void {
-    const key = name.toLowerCase();
+    const key = headerKey(name);
     assertHeaderValue(value);
     if (key === 'set-cookie') (this.cookies ??= []).push(value);
     else {
@@ -84,10 +88,26 @@ export class ResponseHeaders {
   }
 }
 
+/** RFC 9110 token: what Node and Fetch accept as a header name. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Header names already checked (names are nearly always constants); bounded. */
+const checkedNames = new Set<string>();
+
+function headerKey(name: string): string {
+  const key = name.toLowerCase();
+  if (checkedNames.has(key)) return key;
+  if (!TOKEN.test(key)) throw new TypeError(`Invalid header name ${JSON.stringify(name)}.`);
+  if (checkedNames.size < 1024) checkedNames.add(key);
+  return key;
+}
+
+/** What every host accepts in a header value: tab, visible ASCII and Latin-1 (Node's rule, Fetch's ByteString). */
 function assertHeaderValue(value: string): void {
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
-    if (c === 10 || c === 13 || c === 0) throw new TypeError('Header values may not contain CR, LF or NUL.');
+    if ((c < 0x20 && c !== 9) || c === 0x7f || c > 0xff) {
+      throw new TypeError('Header values may not contain CR, LF, NUL, other control characters or characters above U+00FF.');
+    }
   }
 }
 

@@ -9,7 +9,8 @@ export const MAX_JSON_DEPTH = 512;
 const JSON_TYPES = new Set(['application/json', 'application/x-json']);
 const FORM = 'application/x-www-form-urlencoded';
 const MULTIPART = 'multipart/form-data';
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+/** ignoreBOM keeps a leading byte-order mark in the text, so JSON.parse refuses it as json_decode does. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const lenientUtf8 = new TextDecoder();
 
 /**
@@ -18,7 +19,8 @@ const lenientUtf8 = new TextDecoder();
  * `Content-Type` `application/json` or `application/x-json` (parameters after `;` allowed; the media
  * type is compared case-insensitively, RFC 9110): an empty body (or `0`) changes nothing; a JSON object
  * or array replaces the body parameters (arrays give keys `0`, `1`, ...); `null`/`true`/`false` change
- * nothing; invalid JSON, invalid UTF-8, a number, a string, or nesting deeper than 512 → a plain `400`
+ * nothing; invalid JSON, invalid UTF-8, a leading byte-order mark, a number, a string, or nesting deeper
+ * than 512 → a plain `400`
  * `Unable to parse request.` set on the event, so routing and the firewall never run. The parameters
  * live in a null-prototype bag, and JSON.parse makes `__proto__`/`constructor` own keys of nested
  * objects, so no key ever reaches a prototype.
@@ -49,8 +51,11 @@ function mediaType(header: string): string {
   return (semi < 0 ? header : header.slice(0, semi)).trim();
 }
 
+/** The listener's plain 400 (no error page), with the error pages' nosniff: the body is fixed text. */
 function badRequest(event: RequestEvent): void {
-  event.setResponse(new HttpResponse('Unable to parse request.', 400));
+  const response = new HttpResponse('Unable to parse request.', 400);
+  response.headers.set('x-content-type-options', 'nosniff');
+  event.setResponse(response);
 }
 
 async function transformJson(event: RequestEvent, request: KernelRequest): Promise<void> {

@@ -6,6 +6,7 @@
  * case-sensitive and the trailing-slash policy is the router's, not path-to-regexp's). Requirements are
  * compiled here too, as `^(?:req)$`; nothing is compiled per request.
  */
+import { DEFAULT_METHODS } from '../http/methods.ts';
 import { compile, parse, pathToRegexp, type Key, type Token } from 'path-to-regexp';
 import type { Controller } from '../kernel/events.ts';
 
@@ -87,6 +88,9 @@ function compileRequirement(routeName: string, variable: string, requirement: st
 function requirementSource(requirement: string | RegExp): string {
   return requirement instanceof RegExp ? requirement.source : requirement;
 }
+
+/** DEFAULT_METHODS, for the per-match test of a route that lists no methods. */
+const DEFAULT_METHOD_SET: ReadonlySet<string> = new Set(DEFAULT_METHODS);
 
 export class CompiledRouteImpl implements CompiledRoute {
   readonly name: string;
@@ -203,9 +207,12 @@ export class CompiledRouteImpl implements CompiledRoute {
     }
   }
 
-  /** The route accepts `method` (upper-case): listed, or HEAD served by a GET route. */
+  /**
+   * The route accepts `method` (upper-case): listed, HEAD served by a GET route, or — for a route that
+   * lists none — one of DEFAULT_METHODS.
+   */
   allowsMethod(method: string): boolean {
-    if (this.anyMethod) return true;
+    if (this.anyMethod) return DEFAULT_METHOD_SET.has(method);
     const methods = this.methods;
     for (let i = 0; i < methods.length; i++) if (methods[i] === method) return true;
     return method === 'HEAD' && this.allowsGet;

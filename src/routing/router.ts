@@ -12,6 +12,9 @@
  *   GET/HEAD → toggle the trailing slash and retry: a match is a redirect to the toggled path (unless that
  *   path could be read as another host), otherwise 404 with the toggled path (methods collected on the
  *   retry are ignored). `/` with nothing matched and nothing allowed → NoConfigurationException.
+ * - methods (irms-web's rule for CONTRACT §8.6, where Symfony would serve any method): a route that lists
+ *   none serves DEFAULT_METHODS (Symfony's without TRACE and CONNECT), and its `Allow` is that list; a
+ *   method no route lists and outside that list is a 405 with that `Allow` on every path, never a 404.
  *
  * Speed: nothing is compiled per request. Static routes that no earlier route can shadow are found in a
  * Map. Every route is also indexed in a trie keyed by the whole segments its path starts with (literal
@@ -24,6 +27,7 @@ import {
   NoConfigurationException,
   ResourceNotFoundException,
 } from '../kernel/exceptions.ts';
+import { DEFAULT_METHODS } from '../http/methods.ts';
 import {
   CompiledRouteImpl,
   NO_MATCH,
@@ -97,6 +101,8 @@ export class Router {
   /** Static routes that are the first candidate able to match their path (or its toggled form). */
   private readonly fastStatic = new Map<string, CompiledRouteImpl>();
   private readonly root = new TrieNode();
+  /** Every method some route lists by name (a method outside DEFAULT_METHODS is served only there). */
+  private readonly namedMethods = new Set<string>();
   /** Scratch list of allowed methods, reused per pass (match() is synchronous). */
   private allowed: string[] = [];
   /** Scratch list of the candidate lists reached by a trie walk. */
@@ -109,6 +115,7 @@ export class Router {
       const route = new CompiledRouteImpl(routes[i]!, i);
       if (this.byName.has(route.name)) throw new Error(`Route name "${route.name}" is defined more than once.`);
       this.byName.set(route.name, route);
+      for (const method of route.methods) this.namedMethods.add(method);
       table.push(route);
     }
     this.table = Object.freeze(table);
@@ -181,6 +188,10 @@ export class Router {
       this.allowed = [];
       return { failure: 'method-not-allowed', allowedMethods: allowed };
     }
+    // TRACE, CONNECT or a method no route lists: refused on every path, never a 404 (CONTRACT §8.6).
+    if (!this.namedMethods.has(method) && !DEFAULT_METHODS.includes(method)) {
+      return { failure: 'method-not-allowed', allowedMethods: [...DEFAULT_METHODS] };
+    }
     if (path === '/' && first !== STOP_FOR_REDIRECT) return { failure: 'no-configuration', path };
     if (!redirectable) return { failure: 'not-found', path };
     const toggled = togglePath(path);
@@ -210,7 +221,7 @@ export class Router {
       const result = route.probe(path);
       if (typeof result === 'object') {
         if (route.allowsMethod(method)) return { route, params: result };
-        const methods = route.methods;
+        const methods = route.anyMethod ? DEFAULT_METHODS : route.methods;
         for (let j = 0; j < methods.length; j++) if (!this.allowed.includes(methods[j]!)) this.allowed.push(methods[j]!);
         continue;
       }

@@ -20,6 +20,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { RequestSource, ConnectionInfo } from '../http/source.ts';
 import type { ResponseBody } from '../http/response.ts';
+import { DEFAULT_METHODS } from '../http/methods.ts';
 import { batchUnderLoad } from './node-batch.ts';
 
 export { batchUnderLoad, type BatchingListener } from './node-batch.ts';
@@ -671,7 +672,7 @@ function onClientError(err: Error & { code?: string }, socket: Socket): void {
 function onConnect(_req: http.IncomingMessage, socket: Socket): void {
   socket.on('error', noop);
   try {
-    socket.end(rawResponse(405, 'Allow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\n'));
+    socket.end(rawResponse(405, `Allow: ${DEFAULT_METHODS.join(', ')}\r\n`));
   } catch {
     // gone already
   }

@@ -140,6 +140,17 @@ export function conformanceSuite(label: string, makeTarget: () => Promise<Target
       assert.ok(!r.body.includes('hunter2'));
     });
 
+    test('regression: TRACE and methods no route lists were a 404 on a path without routes; now a 405 with Allow everywhere (CONTRACT §8.6)', async () => {
+      const defaults = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, PURGE';
+      for (const [method, target] of [['TRACE', '/'], ['TRACE', '/robots.txt'], ['PROPFIND', '/robots.txt'], ['SEARCH', '/anything/else']]) {
+        const r = await t.send({ method: method!, target: target!, headers: { 'x-secret': 'hunter2' } });
+        assert.equal(r.status, 405, `${method} ${target}`);
+        assert.equal(r.headers['allow'], defaults, `${method} ${target}`);
+        assert.equal(r.headers['x-robots-tag'], 'noindex');
+        assert.ok(!r.body.includes('hunter2'), 'no header is echoed');
+      }
+    });
+
     test('odd methods never crash the server', async () => {
       for (const method of ['get', 'FOO', 'CONNECT', 'PROPFIND']) {
         const target = method === 'CONNECT' ? 'example.com:443' : '/robots.txt';

@@ -254,6 +254,7 @@ describe('welcome page', () => {
     assert.ok(body.includes('href="/_profiler/latest?panel=routing"'));
     assert.equal(headers.get('x-debug-exception'), null);
     assert.match(headers.get('content-type') ?? '', /^text\/html; charset=UTF-8$/);
+    assert.equal(headers.get('x-content-type-options'), 'nosniff', 'as on the error pages');
   });
 
   test('non-debug: the ordinary 404 page', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HttpResponse } from '../../src/http/response.ts';
+import { send, testApp } from '../pipeline/harness.ts';
 
 test('toFetch carries the status, every header and each Set-Cookie line', async () => {
   const response = new HttpResponse('gone', 410, { 'content-type': 'text/plain; charset=UTF-8', 'x-robots-tag': 'noindex' });
@@ -32,4 +33,54 @@ test('headers.lines() lists every header line in order, Set-Cookie once per cook
   const lines = r.headers.lines();
   assert.deepEqual(lines, ['content-type', 'text/plain', 'x-a', '1, 2', 'set-cookie', 'a=1; path=/; httponly', 'set-cookie', 'b=2; path=/; httponly']);
   assert.deepEqual(lines, [...r.headers.entries()].flat());
+});
+
+test('regression: a cookie path or domain with ";", CR or LF throws where it is set (it used to add attributes, or crash the host write)', () => {
+  const headers = new HttpResponse('ok').headers;
+  for (const options of [{ path: '/; domain=evil.com' }, { path: '/a;b' }, { path: '/\r\nX-Injected: 1' }, { domain: 'a.com; secure' }, { domain: 'a.com\n' }, { path: '/caf\u00e9' }]) {
+    assert.throws(() => headers.setCookie('x', 'y', options), /The cookie (path|domain) ".*" contains invalid characters\./, JSON.stringify(options));
+  }
+  assert.throws(() => headers.setCookie('x', 'y', { maxAge: Number.NaN }), /Max-Age NaN is not a finite number/);
+  assert.throws(() => headers.setCookie('x', 'y', { expires: new Date('nope') }), /not a valid date/);
+  assert.throws(() => headers.setCookie('a b', 'y'), /The cookie name "a b" contains invalid characters\./);
+  assert.deepEqual(headers.getSetCookies(), [], 'nothing was added');
+  // What RFC 6265 allows still works; the value itself is percent-encoded, so any value is safe.
+  headers.setCookie('x', 'a;b\r\nc', { path: '/members/a-b_c.d~e', domain: '.example.com' });
+  assert.deepEqual(headers.getSetCookies(), ['x=a%3Bb%0D%0Ac; path=/members/a-b_c.d~e; domain=.example.com; httponly']);
+});
+
+test('regression: a header name or value a host would refuse throws at headers.set, not when the response is written', () => {
+  const headers = new HttpResponse('ok').headers;
+  for (const value of ['a\r\nb', 'a\u0000', 'a\u0001b', 'a\u007fb', 'snow \u2603']) {
+    assert.throws(() => headers.set('x-a', value), /Header values may not contain/, JSON.stringify(value));
+    assert.throws(() => headers.append('x-a', value), /Header values may not contain/, JSON.stringify(value));
+  }
+  for (const name of ['bad name', 'x:y', '', 'caf\u00e9', 'x\r\ny']) {
+    assert.throws(() => headers.set(name, 'v'), /Invalid header name/, JSON.stringify(name));
+  }
+  assert.equal(headers.has('x-a'), false);
+  headers.set('X-Tab', 'a\tb caf\u00e9');
+  assert.equal(headers.get('x-tab'), 'a\tb caf\u00e9', 'tab and Latin-1 pass, as on every host');
+  assert.equal(new HttpResponse('ok', 200, { 'x-tab': 'a\tb caf\u00e9' }).toFetch().headers.get('x-tab'), 'a\tb caf\u00e9');
+});
+
+test('regression: a controller that sets a cookie path from the query gets the kernel\'s 500 page at the call, not a host error', async () => {
+  const routes = [{ name: 'c', path: '/cookie', controller: (request: import('../../src/index.ts').KernelRequest) => {
+    const response = HttpResponse.text('ok');
+    response.headers.setCookie('x', 'y', { path: String(request.query.get('p')) });
+    return response;
+  } }];
+  for (const env of ['dev', 'prod'] as const) {
+    const { app, lines } = testApp({ env, routes });
+    const r = await send(app, '/cookie?p=%2F%0D%0AX-Injected%3A%201');
+    assert.equal(r.status, 500, env);
+    assert.equal(r.headers.get('x-injected'), null);
+    assert.equal(r.headers.getSetCookie().length, 0);
+    assert.equal(r.headers.get('x-robots-tag'), 'noindex', 'the kernel answered, with its response listeners');
+    assert.match(r.headers.get('content-type') ?? '', /^text\/html/);
+    if (env === 'dev') assert.match(decodeURIComponent(r.headers.get('x-debug-exception') ?? ''), /^The cookie path .* contains invalid characters\.$/);
+    assert.ok(lines.some((l) => l.includes('contains invalid characters')), 'logged');
+    const fine = await send(app, '/cookie?p=%2Fok');
+    assert.deepEqual(fine.headers.getSetCookie(), ['x=y; path=/ok; httponly']);
+  }
 });

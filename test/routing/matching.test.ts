@@ -200,13 +200,33 @@ describe('HEAD versus GET (§3.7) and method lists', () => {
     expectMatch(r, '/foo', 'PUT', 'a');
   });
 
-  test('undefined or empty methods = any method', () => {
+  test('undefined or empty methods = Symfony\'s methods without TRACE and CONNECT', () => {
     const r = router(route('any', '/any'), route('empty', '/empty', []));
-    for (const method of ['GET', 'HEAD', 'POST', 'PURGE', 'BREW']) {
+    for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PURGE']) {
       expectMatch(r, '/any', method, 'any');
       expectMatch(r, '/empty', method, 'empty');
     }
     assert.deepEqual(r.get('empty')!.methods, []);
+  });
+
+  test('regression: TRACE, CONNECT and unknown methods were served by a route without methods (and a 404 elsewhere); now a 405 with Allow on every path', () => {
+    const defaults = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PURGE'];
+    const r = router(route('any', '/any'), route('get', '/get', ['GET']), route('dav', '/dav', ['PROPFIND']));
+    for (const method of ['TRACE', 'CONNECT', 'BREW']) {
+      expectMethodNotAllowed(r, '/any', method, defaults);
+      expectMethodNotAllowed(r, '/get', method, ['GET']);
+      expectMethodNotAllowed(r, '/nowhere', method, defaults);
+      expectMethodNotAllowed(r, '/', method, defaults);
+    }
+    // A method a route lists by name is served there, and is an ordinary 404 or 405 elsewhere.
+    expectMatch(r, '/dav', 'PROPFIND', 'dav');
+    expectMethodNotAllowed(r, '/get', 'PROPFIND', ['GET']);
+    expectNotFound(r, '/nowhere', 'PROPFIND', 'No routes found for "/nowhere".');
+    expectMethodNotAllowed(r, '/any', 'PROPFIND', defaults);
+    const traced = router(route('trace', '/t', ['TRACE']));
+    expectMatch(traced, '/t', 'TRACE', 'trace');
+    // With no routes at all, TRACE to / is a 405 as well, not the welcome page.
+    expectMethodNotAllowed(router(), '/', 'TRACE', defaults);
   });
 
   test('405 collects methods from static and dynamic routes alike', () => {
