@@ -7,28 +7,11 @@ import { escapeHtml } from './error-page/escape.ts';
 import { renderDebugPageParts } from './error-page/page.ts';
 import { splitBody } from './toolbar/body-parts.ts';
 import { errorFrames } from './stack.ts';
+import { rawUrlEncode } from '../http/url-encode.ts';
 
 const esc = escapeHtml;
 
-/** rawurlencode: everything but A-Z a-z 0-9 - _ . ~ is percent-encoded, so any character is header-safe. */
-export function rawUrlEncode(s: string): string {
-  // Each replace only when there is something to replace: every debug error response encodes its message.
-  const wellFormed = SURROGATE.test(s) ? s.replace(SURROGATES, (c, i, all) => (isPaired(all, i) ? c : '\uFFFD')) : s;
-  const encoded = encodeURIComponent(wellFormed);
-  return KEPT_BY_ENCODE.test(encoded) ? encoded.replace(KEPT_BY_ENCODES, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase()) : encoded;
-}
-
-const SURROGATE = /[\uD800-\uDFFF]/;
-const SURROGATES = /[\uD800-\uDFFF]/g;
-/** What encodeURIComponent leaves as it is and rawurlencode does not. */
-const KEPT_BY_ENCODE = /[!'()*]/;
-const KEPT_BY_ENCODES = /[!'()*]/g;
-
-function isPaired(s: string, i: number): boolean {
-  const c = s.charCodeAt(i);
-  if (c <= 0xdbff) return i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff;
-  return i > 0 && s.charCodeAt(i - 1) >= 0xd800 && s.charCodeAt(i - 1) <= 0xdbff;
-}
+export { rawUrlEncode };
 
 /** `X-Debug-Exception` carries at most this many characters of the message (Symfony ≥ 5.4.42). */
 const MAX_HEADER_MESSAGE = 2000;

@@ -7,6 +7,7 @@ import {
   SuspiciousOperationException,
 } from '../kernel/exceptions.ts';
 import { parseCookieHeader } from './cookies.ts';
+import { rawUrlEncode } from './url-encode.ts';
 import type { ListenerCall } from '../kernel/hooks.ts';
 import { Logger, type LogStream } from '../log/logger.ts';
 import { LEVELS, type LevelName } from '../log/levels.ts';
@@ -474,10 +475,6 @@ export function parseQuery(qs: string): Record<string, unknown> {
   return out;
 }
 
-function rfc3986(s: string): string {
-  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
-}
-
 /** Symfony's normalizeQueryString: pairs decoded, sorted by key, re-encoded per RFC 3986. */
 export function normalizeQueryString(qs: string): string {
   if (!qs) return '';
@@ -488,7 +485,7 @@ export function normalizeQueryString(qs: string): string {
     pairs.push([safeDecode(eq < 0 ? pair : pair.slice(0, eq)), eq < 0 ? '' : safeDecode(pair.slice(eq + 1))]);
   }
   pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return pairs.map(([k, v]) => `${rfc3986(k)}=${rfc3986(v)}`).join('&');
+  return pairs.map(([k, v]) => `${rawUrlEncode(k)}=${rawUrlEncode(v)}`).join('&');
 }
 
 async function readBounded(source: RequestSource, limit: number): Promise<Uint8Array> {

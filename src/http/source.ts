@@ -30,6 +30,12 @@ export interface RequestSource {
    * Either this or `body()` is used, once.
    */
   readBody?(limit: number): Promise<Uint8Array | null>;
+  /**
+   * Optional: keep the headers readable after the response is sent. A host may close its request
+   * then (Deno does for a request that asks for an upgrade); the profiler calls this before the
+   * response leaves, because it reads the request again in kernel.terminate.
+   */
+  retain?(): void;
 }
 
 /**
@@ -78,7 +84,7 @@ class FetchSource implements RequestSource {
   readonly fallbackHost: string;
   readonly protocol: string;
   private readonly request: Request;
-  private readonly fetchHeaders: Headers;
+  private fetchHeaders: Headers;
   private readonly info: ConnectionInfo | undefined;
   private peer: string | undefined;
 
@@ -106,6 +112,10 @@ class FetchSource implements RequestSource {
   }
   body(): ReadableStream<Uint8Array> | null {
     return this.request.body;
+  }
+  /** A copy of the headers of its own: Deno's reads through to a request it closes after an upgrade response. */
+  retain(): void {
+    this.fetchHeaders = new Headers(this.fetchHeaders);
   }
 
   /**

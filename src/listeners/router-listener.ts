@@ -1,5 +1,6 @@
 import type { KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
+import { wellFormed } from '../http/url-encode.ts';
 import type { ExceptionEvent, FinishRequestEvent, RequestEvent } from '../kernel/events.ts';
 import {
   BadRequestHttpException,
@@ -145,7 +146,13 @@ function routingContextMethod(request: KernelRequest): string {
   }
 }
 
-const UNSAFE_LOCATION_CHAR = /[^\x21-\x7e]/g;
+/** One character (a whole code point: `u`) that a Location must carry percent-encoded. */
+const UNSAFE_LOCATION_CHAR = /[^\x21-\x7e]/gu;
+
+/** UTF-8 percent-encoding of one code point; a lone surrogate (no UTF-8 form) becomes U+FFFD. */
+function encodeLocationChar(c: string): string {
+  return encodeURIComponent(wellFormed(c));
+}
 
 /**
  * The trailing-slash redirect (FrameworkBundle's RedirectController::urlRedirectAction): 301 to the
@@ -157,7 +164,7 @@ function redirectController(path: string) {
     const host = request.getHost();
     const qs = request.queryString;
     const location = (host ? request.getSchemeAndHttpHost() : '') + path + (qs ? `?${qs}` : '');
-    const response = HttpResponse.redirect(location.replace(UNSAFE_LOCATION_CHAR, (c) => encodeURIComponent(c)), 301);
+    const response = HttpResponse.redirect(location.replace(UNSAFE_LOCATION_CHAR, encodeLocationChar), 301);
     return response;
   };
 }

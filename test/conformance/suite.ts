@@ -43,6 +43,16 @@ export function conformanceSuite(label: string, makeTarget: () => Promise<Target
       assert.ok(!page.body.includes('CANARY-SECRET-1234'), 'credential never stored');
     });
 
+    test('regression: a request asking for an upgrade lost its profile on Deno (its headers were read after Deno closed it); now it is stored', async () => {
+      const r = await t.send({ method: 'GET', target: '/robots.txt', headers: { connection: 'Upgrade, close', upgrade: 'websocket', 'x-conformance-probe': 'upgrade-probe-7' } });
+      assert.equal(r.status, 404);
+      const token = r.headers['x-debug-token'] ?? '';
+      assert.match(token, /^[0-9a-f]{6}$/);
+      const page = await t.send({ method: 'GET', target: `/_profiler/${token}?panel=request` });
+      assert.equal(page.status, 200);
+      assert.ok(page.body.includes('upgrade-probe-7'), 'the profile was stored, with the request headers');
+    });
+
     test('the Referer is appended to the 404 message', async () => {
       const r = await t.send({ method: 'GET', target: '/robots.txt', headers: { referer: 'X' } });
       assert.equal(r.status, 404);
@@ -76,6 +86,16 @@ export function conformanceSuite(label: string, makeTarget: () => Promise<Target
       assert.equal(r.status, 301);
       assert.equal(r.headers['location'], `${t.origin}/_profiler/`);
       assert.equal(r.headers['x-robots-tag'], 'noindex');
+    });
+
+    test('regression: raw UTF-8 bytes of an emoji in a redirected target were a 500 on Deno; now a 301 with a percent-encoded Location (or the parser\'s 400)', async () => {
+      // The target's bytes as written on the wire: F0 9F 98 80 (raw targets are sent as latin1 text).
+      const emoji = Buffer.from('\u{1F600}', 'utf8').toString('latin1');
+      for (const target of [`/_profiler?x=${emoji}`, `/_profiler?x=${emoji}&y=caf${Buffer.from('\u00e9', 'utf8').toString('latin1')}`]) {
+        const r = await t.send({ method: 'GET', target });
+        assert.ok(r.status === 301 || r.status === 400, `${r.status} ${r.body.slice(0, 200)}`);
+        if (r.status === 301) assert.match(r.headers['location'] ?? '', new RegExp(`^${t.origin.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/_profiler/\\?x=%[\\x21-\\x7e]*$`));
+      }
     });
 
     test('the trailing-slash redirect keeps the raw query string', async () => {

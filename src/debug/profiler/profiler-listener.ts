@@ -89,6 +89,8 @@ export class ProfilerListener {
     const profiler = this.services.profiler;
     const request = event.request;
     if (!profiler || !profiler.shouldProfile(request)) return;
+    // kernel.terminate reads the headers again, after the host may have closed its request.
+    request.source.retain?.();
     const existing = this.recordings.get(request);
     if (existing) {
       // kernel.response ran again for this request (a response listener failed): same profile.
