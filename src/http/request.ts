@@ -233,7 +233,16 @@ export class KernelRequest {
   private rawHost(): string {
     const forwarded = this.forwardedValues('host');
     if (forwarded.length) return forwarded[0];
-    return this.source.header('host') ?? this.source.fallbackHost;
+    return this.hostHeader();
+  }
+
+  /**
+   * The `Host` header, or — missing or empty, as Symfony falls back to SERVER_NAME/SERVER_ADDR and
+   * SERVER_PORT — the host's own authority for this connection (`source.fallbackHost`).
+   */
+  private hostHeader(): string {
+    const header = this.source.header('host');
+    return header ? header : this.source.fallbackHost;
   }
 
   /**
@@ -278,7 +287,7 @@ export class KernelRequest {
       const host = this.forwardedValues('host');
       if (host.length) return portOf(host[0]) !== null ? Number(portOf(host[0])) : this.isSecure() ? 443 : 80;
     }
-    const host = this.source.header('host') ?? this.source.fallbackHost;
+    const host = this.hostHeader();
     const port = portOf(host);
     if (port !== null) return Number(port);
     return this.getScheme() === 'https' ? 443 : 80;

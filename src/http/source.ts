@@ -10,7 +10,11 @@ export interface RequestSource {
   readonly target: string;
   /** Scheme of the connection the request arrived on. */
   readonly scheme: 'http' | 'https';
-  /** Authority to use when the request has no `Host` header (e.g. the URL a Fetch host built). */
+  /**
+   * Authority to use when the `Host` header is missing or empty (Symfony's SERVER_NAME/SERVER_ADDR and
+   * SERVER_PORT): the URL a Fetch host built (Deno puts its own address there), the local address of
+   * the connection on Node.
+   */
   readonly fallbackHost: string;
   /** Peer address of the connection ('' when the host does not say). */
   readonly remoteAddress: string;

@@ -7,13 +7,12 @@
  * SIGTERM/SIGINT: `server.shutdown()` (stop accepting, let in-flight requests finish), bounded by the
  * shutdown deadline, then `Deno.exit(0)`.
  *
- * Limitations on Deno, by construction of `Deno.serve`:
- * - The raw request target is not available. Deno hands over a Fetch `Request` whose URL went through
- *   the WHATWG URL parser: `/a/../b` arrives as `/b`, `\` as `/`, and a target such as `//evil.com/x`
- *   is resolved against the Host. The kernel sees the normalised path (on Node it sees the bytes the
- *   client sent).
+ * Limitations on Deno, by construction of `Deno.serve` (2.9.6; README, "Decisions"):
  * - The header/request/keep-alive timeouts of CONTRACT §10 are hyper's own; `Deno.serve` has no
  *   options for them (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS and KEEP_ALIVE_TIMEOUT_MS apply to Node only).
+ * - Deno answers `Expect: 100-continue` itself, before the handler runs.
+ * - `server.shutdown()` cuts off request bodies still arriving (that request ends in a 400).
+ * The request URL Deno hands over keeps the target as sent (`/a/../b` is not resolved), as on Node.
  */
 import { createApp } from '../app/create-app.ts';
 import { denoServeHandler } from './deno-batch.ts';

@@ -129,7 +129,6 @@ class IncomingSource implements RequestSource {
   readonly method: string;
   readonly target: string;
   readonly scheme: 'http' | 'https';
-  readonly fallbackHost = '';
   readonly remoteAddress: string;
   readonly protocol: string;
   /** 0 = body not asked for, 1 = stream handed out, 2 = stream cancelled by its reader. */
@@ -144,6 +143,15 @@ class IncomingSource implements RequestSource {
     this.scheme = socket.encrypted ? 'https' : 'http';
     this.remoteAddress = socket.remoteAddress ?? '';
     this.protocol = 'HTTP/' + req.httpVersion;
+  }
+
+  /** The connection's local address and port (Symfony's SERVER_ADDR, SERVER_PORT), asked only without a Host. */
+  get fallbackHost(): string {
+    const socket = this.req.socket;
+    const address = socket.localAddress;
+    if (!address) return '';
+    const host = address.startsWith('::ffff:') ? address.slice(7) : address.includes(':') ? `[${address}]` : address;
+    return socket.localPort ? `${host}:${socket.localPort}` : host;
   }
 
   header(name: string): string | null {

@@ -53,6 +53,14 @@ export function conformanceSuite(label: string, makeTarget: () => Promise<Target
       assert.ok(page.body.includes('upgrade-probe-7'), 'the profile was stored, with the request headers');
     });
 
+    test('regression: an empty Host gave URLs without a host ("http:///missing"); now the server\'s own authority, as Symfony\'s SERVER_NAME fallback', async () => {
+      const r = await t.send({ method: 'GET', target: '/missing', headers: { host: '' } });
+      assert.equal(r.status, 404);
+      const message = decode(r.headers['x-debug-exception']);
+      assert.match(message, /^No route found for "GET http:\/\/[^/"]+\/missing"$/, message);
+      assert.match(r.headers['x-debug-token-link'] ?? '', /^http:\/\/[^/]+\/_profiler\/[0-9a-f]{6}$/);
+    });
+
     test('the Referer is appended to the 404 message', async () => {
       const r = await t.send({ method: 'GET', target: '/robots.txt', headers: { referer: 'X' } });
       assert.equal(r.status, 404);

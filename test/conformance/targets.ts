@@ -32,7 +32,7 @@ export function inProcessTarget(options: AppOptions = {}): Target {
         method: req.method,
         target: req.target,
         scheme: 'http',
-        fallbackHost: '',
+        fallbackHost: '127.0.0.1:8000',
         remoteAddress: '127.0.0.1',
         protocol: 'HTTP/1.1',
         header: (n) => headers.get(n) ?? null,

@@ -144,3 +144,18 @@ test('bundle: a client leaving mid-body is logged at ERROR as a 400, never at CR
     await own.close(1000);
   }
 });
+
+test('bundle: an HTTP/1.0 request without Host gets the connection\'s local address in its URLs (Symfony\'s SERVER_ADDR), not "http:///"', async () => {
+  const reply = await new Promise<string>((resolve, reject) => {
+    const socket = connect(server.port, '127.0.0.1');
+    let data = '';
+    socket.on('data', (c) => (data += c.toString('latin1')));
+    socket.on('close', () => resolve(data));
+    socket.on('error', reject);
+    socket.write('GET /plai HTTP/1.0\r\n\r\n');
+  });
+  assert.match(reply, /^HTTP\/1\.1 404 /);
+  const exception = /\r\nx-debug-exception: ([^\r]*)\r\n/i.exec(reply)?.[1] ?? '';
+  assert.equal(decodeURIComponent(exception), `No route found for "GET http://127.0.0.1:${server.port}/plai"`);
+  assert.match(reply, new RegExp(`\\r\\nx-debug-token-link: http://127\\.0\\.0\\.1:${server.port}/_profiler/[0-9a-f]{6}\\r\\n`, 'i'));
+});
