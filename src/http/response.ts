@@ -90,14 +90,16 @@ export class ResponseHeaders {
 
 /** RFC 9110 token: what Node and Fetch accept as a header name. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** Header names already checked (names are nearly always constants); bounded. */
-const checkedNames = new Set<string>();
+/** Names already checked, as given → lower-cased (names are nearly always constants); bounded. */
+const checkedNames = new Map<string, string>();
 
+/** The lower-case name, once checked to be a token: one lookup for a name seen before. */
 function headerKey(name: string): string {
+  const known = checkedNames.get(name);
+  if (known !== undefined) return known;
   const key = name.toLowerCase();
-  if (checkedNames.has(key)) return key;
   if (!TOKEN.test(key)) throw new TypeError(`Invalid header name ${JSON.stringify(name)}.`);
-  if (checkedNames.size < 1024) checkedNames.add(key);
+  if (checkedNames.size < 1024) checkedNames.set(name, key);
   return key;
 }
 
@@ -105,9 +107,9 @@ function headerKey(name: string): string {
 function assertHeaderValue(value: string): void {
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
-    if ((c < 0x20 && c !== 9) || c === 0x7f || c > 0xff) {
-      throw new TypeError('Header values may not contain CR, LF, NUL, other control characters or characters above U+00FF.');
-    }
+    if (c >= 0x20 && c < 0x7f) continue;
+    if (c === 9 || (c >= 0x80 && c <= 0xff)) continue;
+    throw new TypeError('Header values may not contain CR, LF, NUL, other control characters or characters above U+00FF.');
   }
 }
 
