@@ -96,6 +96,26 @@ export function parseByteSize(name: string, value: string): number {
   return Math.floor(Number(m[1]) * factor);
 }
 
+/** A host name or an IP address to listen on; anything else is a start-up error that names HOST. */
+function listenHost(value: string): string {
+  const name = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+  const ipv6 = /^\[?[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*\]?$/;
+  if (value.length > 253 || !(name.test(value) || ipv6.test(value))) throw new Error(`HOST must be a host name or an IP address, got "${value}".`);
+  return value.startsWith('[') && value.endsWith(']') ? value.slice(1, -1) : value;
+}
+
+/** TRUSTED_HOSTS entries, each checked to compile (case-insensitive) before the server starts. */
+function hostPatterns(patterns: string[]): string[] {
+  for (const pattern of patterns) {
+    try {
+      new RegExp(pattern, 'i');
+    } catch (error) {
+      throw new Error(`TRUSTED_HOSTS must be comma-separated regular expressions; "${pattern}" is not one (${(error as Error).message}).`);
+    }
+  }
+  return patterns;
+}
+
 export function loadConfig(overrides: Partial<AppConfig> = {}, env: Env = readEnvironment()): AppConfig {
   const appEnv = overrides.env ?? (env.APP_ENV || 'dev');
   if (appEnv !== 'dev' && appEnv !== 'prod' && appEnv !== 'test') throw new Error(`APP_ENV must be dev, prod or test, got "${appEnv}".`);
@@ -107,12 +127,12 @@ export function loadConfig(overrides: Partial<AppConfig> = {}, env: Env = readEn
   const config: AppConfig = {
     env: appEnv,
     debug,
-    host: env.HOST || '127.0.0.1',
+    host: listenHost(env.HOST || '127.0.0.1'),
     port: int('PORT', env.PORT, 8000, 0, 65535),
     logLevel,
     logFormat,
     trustedProxies: list(env.TRUSTED_PROXIES),
-    trustedHosts: list(env.TRUSTED_HOSTS),
+    trustedHosts: hostPatterns(list(env.TRUSTED_HOSTS)),
     defaultLocale: env.DEFAULT_LOCALE || 'en',
     profilerDsn: env.PROFILER_DSN || 'memory://?max=1000',
     bodyLimit: parseByteSize('BODY_LIMIT', env.BODY_LIMIT || '1mb'),

@@ -47,12 +47,14 @@ export interface App {
   readonly router: Router;
   readonly kernel: HttpKernel;
   readonly services: AppServices;
+  /** Fetch entry for any Fetch host (CONTRACT §1): a promise of the Response; bound, so it can be passed around. */
+  fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
   /**
-   * Fetch entry for any Fetch host; bound, so it can be passed around. Like Hono's, it returns the
-   * Response itself when the request was handled synchronously (Deno.serve then answers without a
-   * promise), else a promise of it: `await` it, or hand it to the host.
+   * `fetch` without the promise when the request was handled synchronously (Hono's signature,
+   * `Response | Promise<Response>`), for hosts that accept either: Deno.serve then answers without
+   * waiting for a microtask (denoServeHandler uses it). Bound.
    */
-  fetch(request: Request, info?: ConnectionInfo): MaybePromise<Response>;
+  respond(request: Request, info?: ConnectionInfo): MaybePromise<Response>;
   /**
    * Adapter entry: computes the response without building Fetch objects. Synchronous (no promise)
    * when every listener and the controller were; a host writes the response as soon as it has it.
@@ -86,6 +88,7 @@ export function createApp(options: AppOptions = {}): App {
     defaultLocale: config.defaultLocale,
     logStream,
     debug: config.debug,
+    generateUrl: (name, params, options) => router.generate(name, params, options),
   };
   const hasTerminateListeners = hooks['kernel.terminate'].length > 0;
 
@@ -100,9 +103,18 @@ export function createApp(options: AppOptions = {}): App {
     return response instanceof Promise ? response.then((r) => handled(request, r)) : handled(request, response);
   }
 
-  function fetch(request: Request, info?: ConnectionInfo): MaybePromise<Response> {
+  function respond(request: Request, info?: ConnectionInfo): MaybePromise<Response> {
     const result = handle(fetchSource(request, info));
     return result instanceof Promise ? result.then(fetchResponse) : fetchResponse(result);
+  }
+
+  function fetch(request: Request, info?: ConnectionInfo): Promise<Response> {
+    try {
+      const result = respond(request, info);
+      return result instanceof Promise ? result : Promise.resolve(result);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   function fetchResponse(handled: HandledRequest): Response {
@@ -117,7 +129,7 @@ export function createApp(options: AppOptions = {}): App {
     logStream.write({ datetime: new Date(), channel: 'app', level: levels[level], levelName: level, message, context: {}, extra: {} });
   }
 
-  return { config, router, kernel, services, fetch, handle, log };
+  return { config, router, kernel, services, fetch, respond, handle, log };
 }
 
 /** Stack traces of the bundle point at src/*.ts (Node reads the linked source maps). */

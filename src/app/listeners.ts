@@ -73,7 +73,7 @@ export function buildHookTable(services: AppServices): HookTable {
   const errorListener = new ErrorListener(debug, config.logExcludedHttpCodes);
   const securityListener = new SecurityListener();
   const isGranted = new IsGrantedListener();
-  const contexts = pipeline.firewallMap.statefulContexts().map((context) => new ContextListener(context, config.sessionCookieName));
+  const contexts = pipeline.firewallMap.statefulContexts().map((context, i) => new ContextListener(context, config.sessionCookieName, i));
   const response = new ResponseListener();
   const rememberMe = new RememberMeResponseListener({ signer: pipeline.signer, cookieName: config.rememberMeCookieName, lifetimeSeconds: config.rememberMeLifetimeSeconds });
   const profiler = debug ? new ProfilerListener(services) : null;
@@ -85,71 +85,80 @@ export function buildHookTable(services: AppServices): HookTable {
 
   const table = emptyHookTable();
   table['kernel.request'] = rows<'kernel.request'>([
-    debugOnly(debugHandlers.configure),                  //   1 debug handler configuration
-    validateRequest.onKernelRequest,                     //   2 request validation
-    session.onKernelRequest,                             //   3 session start
-    jsonTransformer.onKernelRequest,                     //   4 JSON request transformation
-    locale.setDefaultLocale,                             //   5 default locale
-    routerListener.onKernelRequest,                      //   6 routing
-    locale.onKernelRequest,                              //   7 locale from request
-    localeAware.onKernelRequest,                         //   8 locale-aware services
-    firewall.configureLogoutUrlGenerator,                //   9 logout URL generator configuration
-    firewall.onKernelRequest,                            //  10 security firewall
+    at(2048, debugOnly(debugHandlers.configure)),           //   1 debug handler configuration
+    at(256, validateRequest.onKernelRequest),               //   2 request validation
+    at(128, session.onKernelRequest),                       //   3 session start
+    at(100, jsonTransformer.onKernelRequest),               //   4 JSON request transformation
+    at(100, locale.setDefaultLocale),                       //   5 default locale
+    at(32, routerListener.onKernelRequest),                 //   6 routing
+    at(16, locale.onKernelRequest),                         //   7 locale from request
+    at(15, localeAware.onKernelRequest),                    //   8 locale-aware services
+    at(8, firewall.configureLogoutUrlGenerator),            //   9 logout URL generator configuration
+    at(8, firewall.onKernelRequest),                        //  10 security firewall
   ]);
   table['kernel.controller'] = rows<'kernel.controller'>([
-    login.setup,                                         //   1 login setup
-    pathInfo.onKernelController,                         //   2 path information
-    debugOnly(routerCollector.onKernelController),       //   3 router data collection
-    login.check,                                         //   4 login check
-    debugOnly(requestCollector.onKernelController),      //   5 request data collection
-    controllerListener.onKernelController,               //   6 controller annotation handling
-    paramConverter.onKernelController,                   //   7 parameter conversion
-    httpCache.onKernelController,                        //   8 HTTP cache annotation handling
-    template.onKernelController,                         //   9 template handling
+    login.setup,                                            //   1 login setup
+    pathInfo.onKernelController,                            //   2 path information
+    debugOnly(routerCollector.onKernelController),          //   3 router data collection
+    login.check,                                            //   4 login check
+    debugOnly(requestCollector.onKernelController),         //   5 request data collection
+    controllerListener.onKernelController,                  //   6 controller annotation handling
+    paramConverter.onKernelController,                      //   7 parameter conversion
+    httpCache.onKernelController,                           //   8 HTTP cache annotation handling
+    at(-128, template.onKernelController),                  //   9 template handling
   ]);
   table['kernel.controller_arguments'] = rows<'kernel.controller_arguments'>([
-    errorListener.onControllerArguments,                 //   1 error handler arguments
-    securityListener.onKernelControllerArguments,        //   2 security annotation check
-    isGranted.onKernelControllerArguments,               //   3 granted-role annotation check
+    errorListener.onControllerArguments,                    //   1 error handler arguments
+    securityListener.onKernelControllerArguments,           //   2 security annotation check
+    isGranted.onKernelControllerArguments,                  //   3 granted-role annotation check
   ]);
   table['kernel.view'] = rows<'kernel.view'>([
-    template.onKernelView,                               //     template rendering
+    template.onKernelView,                                  //     template rendering
   ]);
   table['kernel.response'] = rows<'kernel.response'>([
-    ...contexts.map((c) => c.onKernelResponse),          // 1–2 firewall context save (one per stateful context)
-    response.onKernelResponse,                           //   3 response preparation
-    debugOnly(requestCollector.onKernelResponse),        //   4 request data collection
-    httpCache.onKernelResponse,                          //   5 HTTP cache headers
-    rememberMe.onKernelResponse,                         //   6 remember-me cookie handling
-    profiler && profiler.onKernelResponse,               //   7 profile recording
-    debugOnly(errorListener.removeCspHeader),            //   8 content-security-policy header removal for error pages
-    toolbar && toolbar.onKernelResponse,                 //   9 debug toolbar injection
-    robots && robots.onResponse,                         //  10 robots indexing disallow
-    session.onKernelResponse,                            //  11 session save
-    streamed.onKernelResponse,                           //  12 streamed response handling
+    ...contexts.map((c) => c.onKernelResponse),             // 1–2 firewall context save (one per stateful context)
+    response.onKernelResponse,                              //   3 response preparation
+    debugOnly(requestCollector.onKernelResponse),           //   4 request data collection
+    httpCache.onKernelResponse,                             //   5 HTTP cache headers
+    rememberMe.onKernelResponse,                            //   6 remember-me cookie handling
+    at(-100, profiler && profiler.onKernelResponse),        //   7 profile recording
+    at(-128, debugOnly(errorListener.removeCspHeader)),     //   8 content-security-policy header removal for error pages
+    at(-128, toolbar && toolbar.onKernelResponse),          //   9 debug toolbar injection
+    at(-255, robots && robots.onResponse),                  //  10 robots indexing disallow
+    at(-1000, session.onKernelResponse),                    //  11 session save
+    at(-1024, streamed.onKernelResponse),                   //  12 streamed response handling
   ]);
   table['kernel.finish_request'] = rows<'kernel.finish_request'>([
-    locale.onKernelFinishRequest,                        //   1 locale restore
-    routerListener.onKernelFinishRequest,                //   2 router context restore
-    session.onFinishRequest,                             //   3 session finish
-    firewall.onKernelFinishRequest,                      //   4 firewall cleanup
-    localeAware.onKernelFinishRequest,                   //   5 locale-aware services restore
+    locale.onKernelFinishRequest,                           //   1 locale restore
+    routerListener.onKernelFinishRequest,                   //   2 router context restore
+    session.onFinishRequest,                                //   3 session finish
+    firewall.onKernelFinishRequest,                         //   4 firewall cleanup
+    at(-15, localeAware.onKernelFinishRequest),             //   5 locale-aware services restore
   ]);
   table['kernel.exception'] = rows<'kernel.exception'>([
-    profiler && profiler.onKernelException,              //     remember the error for the profile
-    errorListener.logKernelException,                    //     log it (channel request)
-    debugOnly(routerWelcomePage),                        //     welcome page for `/`
-    errorListener.onKernelException,                     //     render the error response
+    profiler && profiler.onKernelException,                 //     remember the error for the profile
+    errorListener.logKernelException,                       //     log it (channel request)
+    at(-64, debugOnly(routerWelcomePage)),                  //     welcome page for `/`
+    at(-128, errorListener.onKernelException),              //     render the error response
   ]);
   table['kernel.terminate'] = rows<'kernel.terminate'>([
-    profiler && profiler.onKernelTerminate,              //     store the profile
+    at(-1024, profiler && profiler.onKernelTerminate),      //     store the profile
   ]);
   return table;
 }
 
+/**
+ * A row with its Symfony priority (symfony-reference.md §2; rows without one have priority 0), so a
+ * listener the application adds `{ priority }` lands where Symfony's dispatcher would put it. The table
+ * order is the contract's; the priorities only place added listeners.
+ */
+function at<H extends HookName>(priority: number, row: Listener<H> | null | undefined | false): Listener<H> | null {
+  return row ? { ...row, priority } : null;
+}
+
 /** The table rows that exist in this mode. */
-function rows<H extends HookName>(entries: (Listener<H> | null | undefined)[]): Listener<H>[] {
-  return entries.filter((e): e is Listener<H> => e !== null && e !== undefined);
+function rows<H extends HookName>(entries: (Listener<H> | null | undefined | false)[]): Listener<H>[] {
+  return entries.filter((e): e is Listener<H> => e !== null && e !== undefined && e !== false);
 }
 
 /** Services built by createApp, or defaults when AppServices was assembled by hand (tests). */

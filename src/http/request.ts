@@ -7,7 +7,9 @@ import {
   SuspiciousOperationException,
 } from '../kernel/exceptions.ts';
 import { parseCookieHeader } from './cookies.ts';
-import { rawUrlEncode } from './url-encode.ts';
+import { headerText, rawUrlEncode, safeDecode } from './url-encode.ts';
+
+export { safeDecode };
 import type { ListenerCall } from '../kernel/hooks.ts';
 import { Logger, type LogStream } from '../log/logger.ts';
 import { LEVELS, type LevelName } from '../log/levels.ts';
@@ -30,12 +32,15 @@ export interface RequestSettings {
   logStream: LogStream;
   /** Debug mode: requests keep their log records and listener trace. */
   debug: boolean;
+  /** The app's URL generator (Router.generate), for `generateUrl`; absent in a request built without an app. */
+  generateUrl?: (name: string, params: Record<string, unknown>, options: { absoluteBase?: string }) => string;
 }
 
 const STANDARD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'PATCH', 'PURGE', 'TRACE']);
 // Symfony's host pattern, rewritten without nested quantifiers (the original backtracks exponentially in JS).
 const VALID_HOST = /^\[?[a-zA-Z0-9\-:\]_]+(?:\.[a-zA-Z0-9\-:\]_]+)*\.?$/;
 const PORT_SUFFIX = /:\d+$/;
+const ASCII_UPPER = /[A-Z]+/g;
 /**
  * Host header as sent → its validated, lower-cased host without port. A pure function of the header,
  * so it is remembered: a service sees a handful of distinct hosts, and the two regular expressions
@@ -255,10 +260,11 @@ export class KernelRequest {
     const raw = this.rawHost();
     let host = validHosts.get(raw);
     if (host === undefined) {
-      host = raw.trim().toLowerCase().replace(PORT_SUFFIX, '');
+      // ASCII lower-casing, as PHP 8's strtolower: other bytes stay as sent (and are shown decoded).
+      host = raw.trim().replace(ASCII_UPPER, (c) => c.toLowerCase()).replace(PORT_SUFFIX, '');
       if (host && !VALID_HOST.test(host)) {
         this.hostValid = false;
-        throw new SuspiciousOperationException(`Invalid Host "${host}".`);
+        throw new SuspiciousOperationException(`Invalid Host "${headerText(host)}".`);
       }
       if (validHosts.size < VALID_HOSTS_KEPT && raw.length <= HOST_LENGTH_KEPT) validHosts.set(raw, host);
     }
@@ -310,6 +316,17 @@ export class KernelRequest {
     return this.getSchemeAndHttpHost() + path;
   }
 
+  /**
+   * CONTRACT §4.3 (Symfony's AbstractController::generateUrl): the path of a named route with `params`
+   * filled in (others become the query string); `absolute` prefixes this request's scheme and host, as
+   * UrlGeneratorInterface::ABSOLUTE_URL does with the request context. Unknown route → Error.
+   */
+  generateUrl(name: string, params: Record<string, unknown> = {}, options: { absolute?: boolean } = {}): string {
+    const generate = this.settings.generateUrl;
+    if (!generate) throw new Error('generateUrl needs a request made by an app (createApp).');
+    return generate(name, params, options.absolute ? { absoluteBase: this.getSchemeAndHttpHost() } : {});
+  }
+
   /** Absolute URL with the normalised query string (keys sorted), as in the `Matched route` log. */
   getUri(): string {
     const qs = normalizeQueryString(this.queryString);
@@ -358,6 +375,11 @@ export class KernelRequest {
    */
   content(): Promise<Uint8Array> {
     return (this._content ??= readBounded(this.source, this.settings.bodyLimit));
+  }
+
+  /** A declared Content-Length over BODY_LIMIT is a 413 whether or not anything reads the body (CONTRACT §8.2). */
+  refuseOversizedBody(): void {
+    refuseDeclaredOverLimit(this.source, this.settings.bodyLimit);
   }
 
   async text(): Promise<string> {
@@ -450,15 +472,6 @@ function parseForwarded(header: string, param: string): string[] {
   return out;
 }
 
-/** One query-string component decoded (`+` is a space); a malformed escape is kept as sent. */
-export function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s.replace(/\+/g, ' '));
-  } catch {
-    return s;
-  }
-}
-
 /** Adds one parameter the way PHP does: `name[]` collects an array, any other name is overwritten. */
 export function addParameter(out: Record<string, unknown>, key: string, value: unknown): void {
   if (key.endsWith('[]')) {
@@ -497,11 +510,16 @@ export function normalizeQueryString(qs: string): string {
   return pairs.map(([k, v]) => `${rawUrlEncode(k)}=${rawUrlEncode(v)}`).join('&');
 }
 
-async function readBounded(source: RequestSource, limit: number): Promise<Uint8Array> {
+/** Throws the 413 for a body whose declared Content-Length is over `limit` (nothing is read). */
+export function refuseDeclaredOverLimit(source: RequestSource, limit: number): void {
   const declared = source.header('content-length');
   if (declared !== null && isDigits(declared.trim()) && Number(declared) > limit) {
     throw new PayloadTooLargeHttpException(`Request body of ${declared} bytes exceeds the limit of ${limit} bytes.`);
   }
+}
+
+async function readBounded(source: RequestSource, limit: number): Promise<Uint8Array> {
+  refuseDeclaredOverLimit(source, limit);
   let body: Uint8Array | null;
   try {
     body = source.readBody ? await source.readBody(limit) : await readStreamBounded(source.body(), limit);

@@ -117,9 +117,13 @@ class FetchSource implements RequestSource {
   body(): ReadableStream<Uint8Array> | null {
     return this.request.body;
   }
-  /** A copy of the headers of its own: Deno's reads through to a request it closes after an upgrade response. */
+  /**
+   * A copy of the headers of its own (Deno's read through to a request it closes after an upgrade
+   * response), and the peer address asked now (Deno's handler info no longer answers after the response).
+   */
   retain(): void {
     this.fetchHeaders = new Headers(this.fetchHeaders);
+    void this.remoteAddress;
   }
 
   /**
@@ -174,7 +178,7 @@ export interface DenoServeInfo {
  * ConnectionInfo over `Deno.serve`'s handler info: the peer address is asked of Deno only when
  * something reads it (an op call on every request otherwise, ≈ 0.7 µs), and bodies are read whole
  * (`wholeBody`: about 10 µs less per JSON POST than through the stream). For embedders:
- * `Deno.serve((request, info) => app.fetch(request, denoConnectionInfo(info)))`.
+ * `Deno.serve((request, info) => app.respond(request, denoConnectionInfo(info)))`.
  */
 export function denoConnectionInfo(info: DenoServeInfo | undefined): ConnectionInfo {
   return new DenoConnection(info);

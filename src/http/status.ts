@@ -1,4 +1,4 @@
-/** Reason phrases as Symfony's Response::$statusTexts prints them. */
+/** Reason phrases as Symfony 5.4's Response::$statusTexts prints them (413 Payload Too Large, 422 Unprocessable Entity). */
 const TEXTS: Record<number, string> = {
   100: 'Continue', 101: 'Switching Protocols', 102: 'Processing', 103: 'Early Hints',
   200: 'OK', 201: 'Created', 202: 'Accepted', 203: 'Non-Authoritative Information', 204: 'No Content',
@@ -7,9 +7,9 @@ const TEXTS: Record<number, string> = {
   305: 'Use Proxy', 307: 'Temporary Redirect', 308: 'Permanent Redirect',
   400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found',
   405: 'Method Not Allowed', 406: 'Not Acceptable', 407: 'Proxy Authentication Required', 408: 'Request Timeout',
-  409: 'Conflict', 410: 'Gone', 411: 'Length Required', 412: 'Precondition Failed', 413: 'Content Too Large',
+  409: 'Conflict', 410: 'Gone', 411: 'Length Required', 412: 'Precondition Failed', 413: 'Payload Too Large',
   414: 'URI Too Long', 415: 'Unsupported Media Type', 416: 'Range Not Satisfiable', 417: 'Expectation Failed',
-  418: "I'm a teapot", 421: 'Misdirected Request', 422: 'Unprocessable Content', 423: 'Locked',
+  418: "I'm a teapot", 421: 'Misdirected Request', 422: 'Unprocessable Entity', 423: 'Locked',
   424: 'Failed Dependency', 425: 'Too Early', 426: 'Upgrade Required', 428: 'Precondition Required',
   429: 'Too Many Requests', 431: 'Request Header Fields Too Large', 451: 'Unavailable For Legal Reasons',
   500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable',

@@ -25,3 +25,33 @@ function isPaired(s: string, i: number): boolean {
   if (c <= 0xdbff) return i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff;
   return i > 0 && s.charCodeAt(i - 1) >= 0xd800 && s.charCodeAt(i - 1) <= 0xdbff;
 }
+
+/** One query-string component decoded (`+` is a space); a malformed escape is kept as sent. */
+export function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A header value as the client wrote it. Hosts hand header bytes over as Latin-1 characters, so a UTF-8
+ * `é` arrives as `Ã©`; when the value is valid UTF-8 it is decoded, otherwise it stays as it is.
+ */
+export function headerText(value: string): string {
+  let high = false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c > 0xff) return value;
+    if (c >= 0x80) high = true;
+  }
+  if (!high) return value;
+  try {
+    return utf8.decode(Uint8Array.from(value, (ch) => ch.charCodeAt(0)));
+  } catch {
+    return value;
+  }
+}

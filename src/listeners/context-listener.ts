@@ -18,14 +18,20 @@ import { hasSessionCookie } from './session-listener.ts';
 export class ContextListener {
   private readonly key: string;
 
+  readonly onKernelResponse;
+
+  /** `ordinal`: 0 for the first stateful context, 1 for the second (CONTRACT §3 names their roles apart). */
   constructor(
     readonly context: string,
     private readonly sessionCookieName: string,
+    ordinal = 0,
   ) {
     this.key = sessionKey(context);
+    const role = ordinal === 0 ? 'firewall context save' : ordinal === 1 ? 'firewall context save (the second stateful firewall context)' : `firewall context save (stateful firewall context ${ordinal + 1})`;
+    this.onKernelResponse = listener<'kernel.response'>('ContextListener::onKernelResponse', role, (event: ResponseEvent) => this.save(event));
   }
 
-  readonly onKernelResponse = listener<'kernel.response'>('ContextListener::onKernelResponse', 'firewall context save', (event: ResponseEvent) => {
+  private save(event: ResponseEvent): void {
     const request = event.request;
     if (!request.isMainRequest) return;
     const attributes = request.attributes;
@@ -46,7 +52,7 @@ export class ContextListener {
     if (sameMember(session.get(this.key), value)) return;
     session.set(this.key, value);
     request.logger.debug('security', 'Stored the security token in the session.', { key: this.key });
-  });
+  }
 }
 
 function sameMember(stored: unknown, value: ReturnType<typeof storedMember>): boolean {

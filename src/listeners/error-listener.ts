@@ -24,8 +24,9 @@ export class ErrorListener {
 
   /**
    * `Uncaught Exception <Class>: "<message>" at <file> line <n>` on channel `request`: ERROR for HTTP
-   * errors below 500, CRITICAL otherwise. The file is the source-mapped `src/*.ts` path, relative to
-   * the project root (the working directory) when inside it.
+   * errors below 500, CRITICAL otherwise. The file is the source-mapped, **absolute** path of the
+   * throw site (symfony-reference §5.1), the same one the context's `exception`, the
+   * `X-Debug-Exception-File` header and the error page's frames show.
    */
   readonly logKernelException = listener<'kernel.exception'>('ErrorListener::logKernelException', 'error logging', (event: ExceptionEvent) => {
     const error = event.throwable;
@@ -37,7 +38,7 @@ export class ErrorListener {
     let line = 0;
     try {
       const site = throwSite(error);
-      if (site) ({ path: file, line } = site);
+      if (site) ({ file, line } = site);
     } catch {
       // keep "unknown"
     }

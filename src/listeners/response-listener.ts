@@ -76,8 +76,10 @@ export class ResponseListener {
       }
       if (headers.has('transfer-encoding')) headers.delete('content-length');
       if (request.realMethod === 'HEAD') {
-        // GET's Content-Length stays visible for a fixed body (Symfony keeps the header, not the body).
-        if (!headers.has('content-length') && !headers.has('transfer-encoding')) {
+        // GET's Content-Length stays visible for a fixed body (Symfony keeps the header, not the body):
+        // the body's own length, which is what the hosts send for GET whatever the app declared (null: 0).
+        // A stream keeps only what the app declared, as on GET.
+        if (!headers.has('transfer-encoding')) {
           const length = byteLength(response.body);
           if (length !== null) headers.set('content-length', String(length));
         }
@@ -108,9 +110,11 @@ export class ResponseListener {
 
 const encoder = new TextEncoder();
 
+/** The bytes a fixed body is sent as (null: none, 0); null for a stream. */
 function byteLength(body: unknown): number | null {
   if (typeof body === 'string') return encoder.encode(body).byteLength;
   if (body instanceof Uint8Array) return body.byteLength;
+  if (body === null) return 0;
   return null;
 }
 

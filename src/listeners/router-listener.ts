@@ -13,6 +13,7 @@ import {
 } from '../kernel/exceptions.ts';
 import { listener } from '../kernel/hooks.ts';
 import { captureStack } from '../debug/stack.ts';
+import { maskQuerySecrets } from '../debug/profiler/mask.ts';
 import { routingException, type Router, type RoutingFailure } from '../routing/router.ts';
 
 /** Name shown for a controller in logs and the profiler. */
@@ -77,7 +78,8 @@ export class RouterListener {
       request.logger.info('request', 'Matched route "{route}".', {
         route: route.name,
         route_parameters: routeParameters(params, route.name, controller),
-        request_uri: request.getUri(),
+        // Secret query parameters masked as the profiler stores the URL (`?password=***&q=1&token=***`).
+        request_uri: maskQuerySecrets(request.getUri()),
         method,
       });
     }
@@ -98,8 +100,10 @@ export class RouterListener {
         const message = `No route found for "${method} ${uri}": Method Not Allowed (Allow: ${allow})`;
         return withFrames(stacks, stackLimit, new MethodNotAllowedHttpException(previous.allowedMethods, message, previous), previous);
       }
+      // Symfony appends the Referer as sent; its secret query parameters (?token=…) are masked, since the
+      // message is logged and shown.
       const referer = request.headers.get('referer');
-      const message = `No route found for "${method} ${uri}"${referer ? ` (from "${referer}")` : ''}`;
+      const message = `No route found for "${method} ${uri}"${referer ? ` (from "${maskQuerySecrets(referer)}")` : ''}`;
       return withFrames(stacks, stackLimit, new NotFoundHttpException(message, previous), previous);
     } finally {
       Error.stackTraceLimit = stackLimit;

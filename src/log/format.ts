@@ -1,6 +1,6 @@
 import { isoString } from '../debug/error-page/iso-date.ts';
 import { throwSite } from '../debug/stack.ts';
-import { classNameOf } from '../kernel/exceptions.ts';
+import { classNameOf, FrameworkError } from '../kernel/exceptions.ts';
 import { interpolate, type LogRecord } from './record.ts';
 
 export type LogFormat = 'line' | 'json';
@@ -30,13 +30,47 @@ export function contextToJson(value: unknown, depth = 0, seen: Set<unknown> = ne
   return out;
 }
 
-/** Monolog's `[object] (Class(code: 0): message at file:line)`, the file mapped to src/*.ts when possible. */
+/** How many previous exceptions a context's exception string lists (Monolog aborts deeper chains too). */
+export const MAX_PREVIOUS_EXCEPTIONS = 10;
+
+/**
+ * Monolog's normalizeException: `[object] (Class(code: 0): message at file:line)`, then one
+ * `\n[previous exception] [object] (…)` per previous exception (`previous`, or `cause` for other
+ * errors), innermost last — symfony-reference §5.1. The file is the source-mapped absolute path.
+ * Bounded (MAX_PREVIOUS_EXCEPTIONS, then Monolog's "Over N levels deep" line) and cycle-safe.
+ */
 function describeError(error: Error): string {
+  let out = describeOne(error);
+  const seen = new Set<unknown>([error]);
+  let current: unknown = previousOf(error);
+  for (let depth = 1; current instanceof Error && !seen.has(current); depth++) {
+    if (depth > MAX_PREVIOUS_EXCEPTIONS) {
+      out += `\n[previous exception] Over ${MAX_PREVIOUS_EXCEPTIONS} levels deep, aborting normalization`;
+      break;
+    }
+    seen.add(current);
+    out += `\n[previous exception] ${describeOne(current)}`;
+    current = previousOf(current);
+  }
+  return out;
+}
+
+/** One exception as Monolog's formatException prints it. */
+function describeOne(error: Error): string {
   try {
     const site = throwSite(error);
     return `[object] (${classNameOf(error)}(code: 0): ${error.message}${site ? ` at ${site.file}:${site.line}` : ''})`;
   } catch {
     return `[object] (${classNameOf(error)})`;
+  }
+}
+
+/** The exception an error wraps: a framework error's `previous`, any other error's `cause`; a hostile getter ends the chain. */
+function previousOf(error: Error): unknown {
+  try {
+    return error instanceof FrameworkError ? error.previous : (error as { cause?: unknown }).cause;
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,6 +1,7 @@
 import { LEVELS, type LevelName } from './levels.ts';
 import { formatRecord, type LogFormat } from './format.ts';
 import type { LogRecord } from './record.ts';
+import { maskQuerySecrets } from '../debug/profiler/mask.ts';
 
 /** Where formatted lines go. The runtime entries pass stderr; tests pass an array's push. */
 export type LogSink = (line: string) => void;
@@ -87,12 +88,32 @@ export class Logger {
     const level = LEVELS[levelName];
     const keep = this.keeps(channel);
     if (!keep && !this.stream.accepts(level)) return;
-    const record: LogRecord = { datetime: new Date(), channel, level, levelName, message, context, extra: this.extra() };
+    const record: LogRecord = { datetime: new Date(), channel, level, levelName, message, context, extra: this.maskedExtra() };
     if (keep) {
       if (this.records!.length < MAX_RECORDS_PER_REQUEST) this.records!.push(record);
       else this.dropped++;
     }
     this.stream.write(record);
+  }
+
+  /** The request URL last masked, and its masked form: every record of a request carries the same one. */
+  private rawUrl: string | null = null;
+  private maskedUrl = '';
+
+  /**
+   * The extra fields with secret query parameters of `url` masked (`?token=***`), by the profiler's
+   * rule (maskQuerySecrets). A URL without `=` (most requests) is left as it is, without a pattern run
+   * or a copy; a masked URL is worked out once per request.
+   */
+  private maskedExtra(): LogExtra {
+    const extra = this.extra();
+    const url = extra.url;
+    if (typeof url !== 'string' || url.indexOf('=') < 0) return extra;
+    if (url !== this.rawUrl) {
+      this.maskedUrl = maskQuerySecrets(url);
+      this.rawUrl = url;
+    }
+    return this.maskedUrl === url ? extra : { ...extra, url: this.maskedUrl };
   }
 
   debug(channel: string, message: string, context?: Record<string, unknown>): void {

@@ -53,14 +53,14 @@ class Pending {
  * `Deno.serve(options, denoServeHandler(app))`. Errors go where Deno sends a handler's errors (its
  * `onError` option), whether the request was batched or not.
  */
-export function denoServeHandler(app: Pick<App, 'fetch'>, options: DenoServeHandlerOptions = {}): DenoServeHandler {
+export function denoServeHandler(app: Pick<App, 'respond'>, options: DenoServeHandlerOptions = {}): DenoServeHandler {
   if (options.batch === false) {
-    const direct = (request: Request, info: DenoServeInfo) => app.fetch(request, denoConnectionInfo(info));
+    const direct = (request: Request, info: DenoServeInfo) => app.respond(request, denoConnectionInfo(info));
     return Object.defineProperty(direct, 'batching', { value: false }) as DenoServeHandler;
   }
   const compute = (request: Request, pending: Pending) => {
     try {
-      pending.settle(app.fetch(request, denoConnectionInfo(pending.info)));
+      pending.settle(app.respond(request, denoConnectionInfo(pending.info)));
     } catch (err) {
       pending.fail(err);
     }

@@ -33,7 +33,16 @@ function main(): void {
   }
   const { config } = app;
 
-  const server = Deno.serve(
+  const listen = (options: unknown, handler: unknown) => {
+    try {
+      return Deno.serve(options, handler);
+    } catch (err) {
+      // A host that does not resolve, a port in use or not allowed: say which setting.
+      console.error(`irms-web: cannot listen on HOST=${config.host} PORT=${config.port}: ${err instanceof Error ? err.message : String(err)}`);
+      Deno.exit(1);
+    }
+  };
+  const server = listen(
     {
       hostname: config.host,
       port: config.port,

@@ -13,7 +13,8 @@
  *   `Request`/`Response` with its lightweight classes.
  *
  * Robustness (CONTRACT §10): every failure ends in a response or a closed socket, never in a crash or
- * an unhandled rejection; parse errors get 400/408/431 and a close; header, request and keep-alive
+ * an unhandled rejection; parse errors get 400/408/431 (405 with `Allow` for a method Node's parser
+ * refuses: lower-case or unknown) and a close; header, request and keep-alive
  * timeouts are configurable; `close()` (and SIGTERM/SIGINT) drains in-flight requests within a deadline.
  */
 import http from 'node:http';
@@ -423,6 +424,9 @@ function cancelQuietly(stream: ReadableStream<Uint8Array>): void {
   }
 }
 
+/** A Content-Length value worth repeating on HEAD: decimal digits only (one value, no list). */
+const DECIMAL = /^[0-9]{1,16}$/;
+
 /** Shared per server: whether a shutdown has begun (answers then carry `Connection: close`). */
 interface ServerState {
   closing: boolean;
@@ -431,7 +435,9 @@ interface ServerState {
 /**
  * Writes the kernel's response. Status and headers go in one `writeHead` (Set-Cookie repeated); a
  * string or byte body goes in one `end` with an exact Content-Length; a stream is copied chunk by chunk
- * with backpressure and cancelled when the client leaves. HEAD, 1xx, 204 and 304 never carry a body.
+ * with backpressure and cancelled when the client leaves. HEAD, 1xx, 204 and 304 never carry a body;
+ * HEAD carries the Content-Length GET would (its body's length, or, for the body the kernel emptied,
+ * the length the kernel declared).
  */
 function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http.ServerResponse, source: IncomingSource, response: NodeResponse, state: ServerState): void {
   const body = response.body;
@@ -440,7 +446,8 @@ function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http.Server
     return;
   }
   const status = response.status;
-  const noBody = req.method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
+  const head = req.method === 'HEAD';
+  const noBody = head || status === 204 || status === 304 || (status >= 100 && status < 200);
   let fixed: string | Uint8Array | null = null;
   let stream: ReadableStream<Uint8Array> | null = null;
   if (typeof body === 'string') fixed = body.length > LARGE_STRING && !noBody ? encodeLarge(body) : body;
@@ -455,13 +462,18 @@ function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http.Server
   else for (const [name, value] of lines.entries()) headers.push(name, value);
   let hasLength = false;
   let hasEncoding = false;
+  /** HEAD: the Content-Length the response declares (the kernel empties the body and keeps GET's length here). */
+  let declared: string | undefined;
   // Compacted in place: the lines kept move down over the ones dropped.
   let kept = 0;
   for (let i = 0; i < headers.length; i += 2) {
     const name = headers[i];
     if (name === 'content-length') {
       // Fixed bodies get their exact length below; no length on 204 or on a chunked stream.
-      if (fixed !== null || status === 204 || (status >= 100 && status < 200)) continue;
+      if (fixed !== null || status === 204 || (status >= 100 && status < 200)) {
+        if (head) declared = headers[i + 1];
+        continue;
+      }
       hasLength = true;
     } else if (name === 'transfer-encoding') {
       if (fixed !== null || noBody) continue;
@@ -483,7 +495,14 @@ function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http.Server
     }
   }
   if (fixed !== null && status !== 204 && status !== 304 && !(status >= 100 && status < 200)) {
-    headers.push('content-length', String(typeof fixed === 'string' ? Buffer.byteLength(fixed) : fixed.byteLength));
+    const length = typeof fixed === 'string' ? Buffer.byteLength(fixed) : fixed.byteLength;
+    if (head && length === 0) {
+      // The kernel's HEAD body is empty (ResponseListener): GET's length is the declared one; none
+      // declared (a stream's HEAD) → none sent, as GET's chunked answer has none.
+      if (declared !== undefined && DECIMAL.test(declared)) headers.push('content-length', declared);
+    } else {
+      headers.push('content-length', String(length));
+    }
   }
 
   // A request body left unread: small ones are drained by Node (keep-alive kept); a cancelled or
@@ -657,6 +676,28 @@ function rawResponse(status: number, extra = ''): string {
   return `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\nConnection: close\r\nContent-Length: 0\r\n${extra}\r\n`;
 }
 
+/** The adapter's own 405 (CONTRACT §8.6, §9): CONNECT, and methods Node's parser refuses. */
+const METHOD_NOT_ALLOWED = rawResponse(405, `Allow: ${DEFAULT_METHODS.join(', ')}\r\nX-Robots-Tag: noindex\r\n`);
+
+/** A request line's start: an RFC 9110 token (a method) and then a space, or the end of what arrived. */
+const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+(?: |$)/;
+
+/**
+ * Whether llhttp refused the request for its method: a lower-case (`get`) or unknown (`BREW`) token
+ * followed by a space. `HPE_INVALID_METHOD` also covers what is no request line at all (binary
+ * garbage, a leading space, a status line, `GET\t/`): those stay a 400.
+ */
+function refusedForMethod(err: Error & { code?: string; rawPacket?: unknown; bytesParsed?: unknown }): boolean {
+  if (err.code !== 'HPE_INVALID_METHOD') return false;
+  const packet = err.rawPacket;
+  if (!Buffer.isBuffer(packet)) return false;
+  // The failing byte is in this packet; its request line starts after the last LF before it (an
+  // earlier request of the same packet ends there).
+  const at = typeof err.bytesParsed === 'number' ? Math.min(Math.max(0, err.bytesParsed), packet.length) : 0;
+  const start = at > 0 ? packet.lastIndexOf(0x0a, at - 1) + 1 : 0;
+  return METHOD_TOKEN.test(packet.toString('latin1', start, Math.min(packet.length, start + 256)));
+}
+
 /** Parse errors and timeouts: answer (unless a response is already under way) and close. */
 function onClientError(err: Error & { code?: string }, socket: Socket): void {
   const inFlight = (socket as Socket & { _httpMessage?: http.ServerResponse | null })._httpMessage;
@@ -665,9 +706,10 @@ function onClientError(err: Error & { code?: string }, socket: Socket): void {
       err.code === 'HPE_HEADER_OVERFLOW' ? 431
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408
       : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? 413
+      : refusedForMethod(err) ? 405
       : 400;
     try {
-      socket.end(rawResponse(status));
+      socket.end(status === 405 ? METHOD_NOT_ALLOWED : rawResponse(status));
     } catch {
       // the socket went away meanwhile
     }
@@ -680,7 +722,7 @@ function onClientError(err: Error & { code?: string }, socket: Socket): void {
 function onConnect(_req: http.IncomingMessage, socket: Socket): void {
   socket.on('error', noop);
   try {
-    socket.end(rawResponse(405, `Allow: ${DEFAULT_METHODS.join(', ')}\r\n`));
+    socket.end(METHOD_NOT_ALLOWED);
   } catch {
     // gone already
   }

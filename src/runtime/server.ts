@@ -20,14 +20,22 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const { config } = app;
-  const handle = await serve(app, {
-    hostname: config.host,
-    port: config.port,
-    headersTimeout: config.headersTimeoutMs,
-    requestTimeout: config.requestTimeoutMs,
-    keepAliveTimeout: config.keepAliveTimeoutMs,
-    shutdownDeadlineMs: config.shutdownDeadlineMs,
-  });
+  let handle: Awaited<ReturnType<typeof serve>>;
+  try {
+    handle = await serve(app, {
+      hostname: config.host,
+      port: config.port,
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      keepAliveTimeout: config.keepAliveTimeoutMs,
+      shutdownDeadlineMs: config.shutdownDeadlineMs,
+    });
+  } catch (err) {
+    // A host that does not resolve, a port in use or not allowed: say which setting.
+    const e = err as NodeJS.ErrnoException;
+    process.stderr.write(`irms-web: cannot listen on HOST=${config.host} PORT=${config.port}: ${e?.message ?? String(err)}\n`);
+    process.exit(1);
+  }
   process.stderr.write(listeningLine(handle.hostname, handle.port, config.env, config.debug) + '\n');
   if (config.debug && !isLoopback(handle.hostname)) {
     // A log record (LOG_FORMAT applies), so log collectors see it like any other WARNING.

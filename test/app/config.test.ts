@@ -40,6 +40,17 @@ test('invalid values stop the start with a message naming the variable', () => {
   assert.throws(() => parseByteSize('BODY_LIMIT', 'lots'), /BODY_LIMIT/);
 });
 
+test('regression: a HOST that is no host name and a TRUSTED_HOSTS pattern that does not compile stopped the start with messages not naming the variable', () => {
+  for (const host of ['not a host', 'a/b', 'http://x', '-lead.test', 'x'.repeat(254)]) {
+    assert.throws(() => loadConfig({}, { HOST: host }), (e: unknown) => e instanceof Error && e.message === `HOST must be a host name or an IP address, got "${host}".`, host);
+  }
+  for (const host of ['127.0.0.1', '0.0.0.0', 'localhost', 'api.example.test', '::', '::1', '[::1]', 'fe80::1']) {
+    assert.equal(loadConfig({}, { HOST: host }).host, host.replace(/^\[(.*)\]$/, '$1'), host);
+  }
+  assert.throws(() => loadConfig({}, { TRUSTED_HOSTS: '^example\\.com$,(' }), /^Error: TRUSTED_HOSTS must be comma-separated regular expressions; "\(" is not one \(/);
+  assert.deepEqual(loadConfig({}, { TRUSTED_HOSTS: '^example\\.com$, ^api\\.' }).trustedHosts, ['^example\\.com$', '^api\\.']);
+});
+
 test('options override the environment', () => {
   assert.equal(loadConfig({ debug: false }, { APP_DEBUG: '1' }).debug, false);
 });

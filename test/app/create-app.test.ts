@@ -34,13 +34,13 @@ test('debug: kernel.terminate (profile storage) is handed to the host', async ()
   assert.match(handled.response.headers.get('x-debug-token') ?? '', /^[0-9a-f]{6}$/);
 });
 
-test('app.fetch, like Hono: a Response for a synchronous answer, a promise of one otherwise', async () => {
+test('app.respond, like Hono\'s fetch: a Response for a synchronous answer, a promise of one otherwise', async () => {
   const app = createApp({ env: 'prod', debug: false, logSink: () => {}, routes });
-  const now = app.fetch(new Request('http://localhost/now'));
+  const now = app.respond(new Request('http://localhost/now'));
   assert.ok(now instanceof Response);
   assert.equal(await now.text(), 'now');
   assert.equal(now.headers.get('x-robots-tag'), 'noindex');
-  const later = app.fetch(new Request('http://localhost/later'));
+  const later = app.respond(new Request('http://localhost/later'));
   assert.ok(later instanceof Promise);
   assert.equal(await (await later).text(), 'later');
 });
@@ -79,4 +79,19 @@ test('routing failures: the routing exception carries the frames of the HTTP exc
       assert.deepEqual(frames, []);
     }
   }
+});
+
+test('regression: app.fetch returned the Response itself for a synchronous request, so fetch(...).then threw; it is a Promise<Response> (CONTRACT §1)', async () => {
+  const app = createApp({ env: 'prod', environment: {}, logSink: () => {}, routes: [{ name: 'ok', path: '/ok', controller: () => HttpResponse.text('ok') }] });
+  for (const path of ['/ok', '/missing']) {
+    const result = app.fetch(new Request(`http://localhost${path}`));
+    assert.ok(result instanceof Promise, path);
+    assert.equal((await result.then((r) => r.status)), path === '/ok' ? 200 : 404);
+  }
+  // respond: the same answer, without the promise when nothing was awaited.
+  const direct = app.respond(new Request('http://localhost/ok'));
+  assert.ok(direct instanceof Response);
+  assert.equal(await direct.text(), 'ok');
+  const detached = app.fetch;
+  assert.ok(detached(new Request('http://localhost/ok')) instanceof Promise, 'bound');
 });

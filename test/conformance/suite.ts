@@ -61,6 +61,14 @@ export function conformanceSuite(label: string, makeTarget: () => Promise<Target
       assert.match(r.headers['x-debug-token-link'] ?? '', /^http:\/\/[^/]+\/_profiler\/[0-9a-f]{6}$/);
     });
 
+    test('regression: every profile on Deno had the IP "Unknown" (the peer address was asked after the response); it is the client\'s', async () => {
+      const r = await t.send({ method: 'GET', target: '/ip-probe' });
+      const token = r.headers['x-debug-token'] ?? '';
+      const profile = await t.send({ method: 'GET', target: `/_profiler/${token}`, headers: { accept: 'application/json' } });
+      assert.equal(profile.status, 200);
+      assert.equal((JSON.parse(profile.body) as { ip: string }).ip, '127.0.0.1');
+    });
+
     test('the Referer is appended to the 404 message', async () => {
       const r = await t.send({ method: 'GET', target: '/robots.txt', headers: { referer: 'X' } });
       assert.equal(r.status, 404);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createApp, HttpResponse, listener, type AppOptions, type KernelRequest, type RouteDefinition } from '../../src/index.ts';
 import { rawUrlEncode, renderError } from '../../src/debug/error-renderer.ts';
-import { NotFoundHttpException } from '../../src/kernel/exceptions.ts';
+import { HttpException, NotFoundHttpException } from '../../src/kernel/exceptions.ts';
 import { errorPageRequest } from '../support/request.ts';
 
 const ORIGIN = 'http://127.0.0.1:8000';
@@ -106,7 +106,7 @@ describe('debug HTML page', () => {
     assert.match(body, /<span class="level level-info">INFO<\/span>.*?<td>app<\/td>/s);
     assert.match(body, /<span class="level level-warning">WARNING<\/span>.*?<td>security<\/td>/s);
     assert.ok(body.includes(escaped('"extra": {')), 'context as pretty JSON');
-    assert.ok(body.includes(`Uncaught Exception NotFoundHttpException: ${escaped(`"No route found for "GET ${ORIGIN}/robots.txt""`)} at src/listeners/router-listener.ts line`));
+    assert.ok(body.includes(`Uncaught Exception NotFoundHttpException: ${escaped(`"No route found for "GET ${ORIGIN}/robots.txt""`)} at ${join(ROOT, 'src/listeners/router-listener.ts')} line`));
     // Badge = records at ERROR and above (one), not the total (three).
     assert.match(body, /Logs <span class="badge status-error">1<\/span>/);
   });
@@ -140,7 +140,7 @@ describe('debug HTML page', () => {
     assert.ok(body.includes('<h3 class="trace-class">TypeError'));
     assert.ok(body.includes(`at <code>test/debug/error-page.test.ts:${line}</code>`));
     assert.equal(decode(headers.get('x-debug-exception-file')), `${join(ROOT, 'test/debug/error-page.test.ts')}:${line}`);
-    assert.ok(app.logs.some((l) => l.includes(`request.CRITICAL: Uncaught Exception TypeError: "The widget exploded" at test/debug/error-page.test.ts line ${line}`)));
+    assert.ok(app.logs.some((l) => l.includes(`request.CRITICAL: Uncaught Exception TypeError: "The widget exploded" at ${join(ROOT, 'test/debug/error-page.test.ts')} line ${line}`)));
     assert.match(body, /Route<\/span> <code>explode<\/code>/);
   });
 
@@ -478,3 +478,19 @@ describe('robustness', () => {
   });
 });
 
+
+describe('status texts', () => {
+  test('regression: 413 and 422 were named after RFC 9110 ("Content Too Large", "Unprocessable Content"); Symfony 5.4 says "Payload Too Large" and "Unprocessable Entity"', async () => {
+    const routes: RouteDefinition[] = [
+      { name: 'big', path: '/big', controller: () => { throw new HttpException(413, 'too big'); } },
+      { name: 'bad', path: '/bad', controller: () => { throw new HttpException(422, 'invalid'); } },
+    ];
+    const dev = makeApp('dev', { routes });
+    assert.ok((await dev.get('/big')).body.includes('<title>too big (413 Payload Too Large)</title>'));
+    assert.ok((await dev.get('/bad')).body.includes('<title>invalid (422 Unprocessable Entity)</title>'));
+    const prod = makeApp('prod', { routes });
+    assert.ok((await prod.get('/big')).body.includes('The server returned a "413 Payload Too Large".'));
+    const problem = await prod.get('/bad', { accept: 'application/json' });
+    assert.equal((JSON.parse(problem.body) as { title: string }).title, 'Unprocessable Entity');
+  });
+});

@@ -236,7 +236,7 @@ describe('the esbuild bundle (dist) outside tsx', () => {
     const out = JSON.parse(stdout);
     assert.equal(out.status, 404);
     assert.equal(decodeURIComponent(out.file), `${join(ROOT, 'src/listeners/router-listener.ts')}:${routerLine}`);
-    assert.ok(out.log.includes(`at src/listeners/router-listener.ts line ${routerLine}`), out.log);
+    assert.ok(out.log.includes(`at ${join(ROOT, 'src/listeners/router-listener.ts')} line ${routerLine}`), out.log);
     assert.ok(out.body.includes(`at <code>src/listeners/router-listener.ts:${routerLine}</code>`));
     assert.ok(out.body.includes('class="excerpt"'));
     assert.match(out.body, /mapped from the bundle/);

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { createApp, HttpResponse, NotFoundHttpException } from '../../src/index.ts';
 import { loadConfig } from '../../src/app/config.ts';
+
+/** Absolute path of a source file, as the log shows it (symfony-reference §5.1). */
+const ROUTER_LISTENER = fileURLToPath(new URL('../../src/listeners/router-listener.ts', import.meta.url));
+const REQUEST = fileURLToPath(new URL('../../src/http/request.ts', import.meta.url));
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 function appWithLogs(env: 'dev' | 'prod', environment: Record<string, string> = {}) {
   const lines: string[] = [];
@@ -25,7 +31,7 @@ test('debug mode logs a 404 as ERROR on channel request, with the throw site', a
   const [record] = uncaught();
   assert.equal(record.channel, 'request');
   assert.equal(record.level_name, 'ERROR');
-  assert.match(record.message, /^Uncaught Exception NotFoundHttpException: "No route found for "GET http:\/\/localhost\/robots.txt"" at src\/listeners\/router-listener\.ts line \d+$/);
+  assert.match(record.message, new RegExp(`^Uncaught Exception NotFoundHttpException: "No route found for "GET http://localhost/robots\\.txt"" at ${escape(ROUTER_LISTENER)} line \\d+$`));
 });
 
 test('production mode does not log 404 and 405, as Symfony\'s prod recipe (excluded_http_codes)', async () => {
@@ -49,7 +55,7 @@ test('LOG_EXCLUDED_HTTP_CODES= (empty) logs every routing failure in production 
   await app.fetch(new Request('http://localhost/robots.txt'));
   const [record] = uncaught();
   assert.equal(record.level_name, 'ERROR');
-  assert.match(record.message, /NotFoundHttpException: "No route found for "GET http:\/\/localhost\/robots.txt"" at src\/listeners\/router-listener\.ts line \d+$/);
+  assert.match(record.message, new RegExp(`NotFoundHttpException: "No route found for "GET http://localhost/robots\\.txt"" at ${escape(ROUTER_LISTENER)} line \\d+$`));
 });
 
 test('LOG_EXCLUDED_HTTP_CODES is validated', () => {
@@ -57,4 +63,36 @@ test('LOG_EXCLUDED_HTTP_CODES is validated', () => {
   assert.deepEqual(loadConfig({}, {}).logExcludedHttpCodes, []);
   assert.deepEqual(loadConfig({}, { LOG_EXCLUDED_HTTP_CODES: '404, 403' }).logExcludedHttpCodes, [404, 403]);
   assert.throws(() => loadConfig({}, { LOG_EXCLUDED_HTTP_CODES: '4o4' }), /LOG_EXCLUDED_HTTP_CODES/);
+});
+
+test('regression: the "Uncaught Exception" message gave a relative file path while its context and X-Debug-Exception-File gave the absolute one', async () => {
+  const { app, uncaught } = appWithLogs('dev');
+  const response = await app.fetch(new Request('http://localhost/robots.txt'));
+  const [record] = uncaught();
+  const at = / at (\S+) line (\d+)$/.exec(record.message);
+  assert.ok(at, record.message);
+  const [, file, line] = at;
+  assert.equal(file, ROUTER_LISTENER);
+  // The same place in the message, the context and the response header.
+  assert.ok(record.context.exception.startsWith(`[object] (NotFoundHttpException(code: 0): No route found for "GET http://localhost/robots.txt" at ${file}:${line})`), record.context.exception);
+  assert.equal(decodeURIComponent(response.headers.get('x-debug-exception-file')!), `${file}:${line}`);
+});
+
+test('regression: the log context\'s exception string left out the previous exceptions (Invalid Host, 404)', async () => {
+  for (const format of ['json', 'line'] as const) {
+    const lines: string[] = [];
+    const app = createApp({ env: 'dev', environment: { LOG_FORMAT: format }, logSink: (l) => lines.push(l), routes: [] });
+    assert.equal((await app.fetch(new Request('http://localhost/x', { headers: { host: 'a b' } }))).status, 400);
+    assert.equal((await app.fetch(new Request('http://localhost/nope'))).status, 404);
+    const logged = lines.filter((l) => l.includes('Uncaught Exception'));
+    assert.equal(logged.length, 2, lines.join('\n'));
+    const contexts = logged.map((l) => (format === 'json' ? JSON.parse(l).context : JSON.parse(/ (\{"exception":.*\}) (?:\[\]|\{.*\})$/.exec(l)![1]!)));
+    const [badHost, notFound] = contexts.map((c) => String(c.exception).split('\n'));
+    assert.equal(badHost!.length, 2, badHost!.join('\n'));
+    assert.match(badHost![0]!, /^\[object\] \(BadRequestHttpException\(code: 0\): Invalid Host "a b"\. at \/.+:\d+\)$/);
+    assert.equal(badHost![1]!.replace(/:\d+\)$/, ':N)'), `[previous exception] [object] (SuspiciousOperationException(code: 0): Invalid Host "a b". at ${REQUEST}:N)`);
+    assert.equal(notFound!.length, 2, notFound!.join('\n'));
+    assert.match(notFound![0]!, new RegExp(`^\\[object\\] \\(NotFoundHttpException\\(code: 0\\): No route found for "GET http://localhost/nope" at ${escape(ROUTER_LISTENER)}:\\d+\\)$`));
+    assert.match(notFound![1]!, new RegExp(`^\\[previous exception\\] \\[object\\] \\(ResourceNotFoundException\\(code: 0\\): No routes found for "/nope/?"\\. at ${escape(ROUTER_LISTENER)}:\\d+\\)$`));
+  }
 });

@@ -86,6 +86,22 @@ test('HEAD: same status and headers as GET (Content-Length included), empty body
   }
 });
 
+test('HEAD declares the length of the body GET sends: 0 for a null body, the real length over a wrong declared one', async () => {
+  const { app } = testApp({
+    env: 'prod',
+    debug: false,
+    routes: [
+      { name: 'none', path: '/none', controller: () => new HttpResponse(null) },
+      { name: 'declared', path: '/declared', controller: () => new HttpResponse('héllo', 200, { 'content-length': '999' }) },
+      { name: 'stream_declared', path: '/stream-declared', controller: () => HttpResponse.stream(new ReadableStream({ start: (c) => c.close() }), 200, { 'content-length': '0' }) },
+    ],
+  });
+  assert.equal((await send(app, '/none', { method: 'HEAD' })).headers.get('content-length'), '0');
+  assert.equal((await send(app, '/declared', { method: 'HEAD' })).headers.get('content-length'), String(encoder.encode('héllo').byteLength));
+  // A stream's length is unknown to the kernel: what the app declared stays, as on GET.
+  assert.equal((await send(app, '/stream-declared', { method: 'HEAD' })).headers.get('content-length'), '0');
+});
+
 test('streamed bodies pass through unbuffered, proxies are told not to buffer', async () => {
   const { app } = testApp({ routes });
   const r = await send(app, '/stream');

@@ -40,3 +40,53 @@ test('regression: a raw emoji in the target of a trailing-slash redirect (as Den
   }
   assert.ok(!lines.some((l) => l.includes('CRITICAL') || l.includes('URIError')), lines.join('\n'));
 });
+
+test('regression: query-string secrets were written to the log stream unmasked ("Matched route" request_uri and every record\'s url)', async () => {
+  for (const logFormat of ['json', 'line'] as const) {
+    const { app, lines } = testApp({ logFormat, logLevel: 'debug', routes: [{ name: 'echo', path: '/echo', controller: () => HttpResponse.text('ok') }] });
+    await send(app, '/echo?q=1&token=qtok&password=qpw', { method: 'POST' });
+    assert.ok(lines.length > 1);
+    for (const line of lines) assert.ok(!line.includes('qtok') && !line.includes('qpw'), line);
+    const matched = lines.find((l) => l.includes('Matched route'))!;
+    // The profiler's URL for this request reads `…/echo?password=***&q=1&token=***`: the log masks alike.
+    const uri = '"request_uri":"http://localhost/echo?password=***&q=1&token=***"';
+    const url = '"url":"/echo?q=1&token=***&password=***"';
+    assert.ok(matched.includes(uri), matched);
+    for (const line of lines) assert.ok(line.includes(url), line);
+    if (logFormat === 'line') {
+      assert.match(matched, /^\[[^\]]+\] request\.INFO: Matched route "echo"\. \{"route":"echo","route_parameters":\{"_route":"echo","_controller":"controller"\},"request_uri":"http:\/\/localhost\/echo\?password=\*\*\*&q=1&token=\*\*\*","method":"POST"\} \{"url":"\/echo\?q=1&token=\*\*\*&password=\*\*\*","http_method":"POST","request_id":"[^"]+"\}$/);
+    }
+  }
+});
+
+test('regression: CONTRACT §4.3 generateUrl(name, params, { absolute }) did not exist; a controller builds paths and absolute URLs of named routes', async () => {
+  const { app } = testApp({
+    routes: [
+      { name: 'member', path: '/members/:id', controller: () => HttpResponse.text('member') },
+      {
+        name: 'links', path: '/links', controller: (r: KernelRequest) => HttpResponse.json({
+          path: r.generateUrl('member', { id: 'a b', tab: 'x' }),
+          absolute: r.generateUrl('member', { id: 7 }, { absolute: true }),
+          profiler: r.generateUrl('_profiler', { token: 'abc123' }, { absolute: true }),
+        }),
+      },
+    ],
+  });
+  const r = await send(app, 'http://example.test:8080/links');
+  assert.deepEqual(await r.json(), {
+    path: '/members/a%20b?tab=x',
+    absolute: 'http://example.test:8080/members/7',
+    profiler: 'http://example.test:8080/_profiler/abc123',
+  });
+  const token = r.headers.get('x-debug-token');
+  assert.equal(r.headers.get('x-debug-token-link'), `http://example.test:8080/_profiler/${token}`, 'the token link is the same generator');
+});
+
+test('regression: a secret in the Referer\'s query string reached the 404 message (page, header and log) unmasked', async () => {
+  const { app, lines } = testApp({ logFormat: 'json' });
+  const r = await send(app, '/missing', { headers: { referer: 'https://shop.test/cart?token=REFSECRET42&page=2' } });
+  assert.equal(r.status, 404);
+  assert.equal(decodeURIComponent(r.headers.get('x-debug-exception') ?? ''), 'No route found for "GET http://localhost/missing" (from "https://shop.test/cart?token=***&page=2")');
+  assert.ok(!(await r.text()).includes('REFSECRET42'));
+  assert.ok(!lines.some((l) => l.includes('REFSECRET42')), 'not logged');
+});

@@ -51,3 +51,37 @@ test('behind a trusted proxy, forwarded headers apply; conflicting Forwarded and
   const untrusted = await send(app, '/whoami', { remoteAddress: '192.168.1.1', headers: { 'x-forwarded-for': '1.2.3.4', forwarded: 'for=5.6.7.8' } });
   assert.equal((await untrusted.json()).ip, '192.168.1.1');
 });
+
+test('regression: a body over BODY_LIMIT was accepted (200) when the route never read it; a declared length over the limit is a 413 before routing', async () => {
+  let ran = false;
+  const { app, lines } = testApp({ environment: { BODY_LIMIT: '1kb' }, routes: [{ name: 'page', path: '/page', controller: () => { ran = true; return HttpResponse.text('page'); } }] });
+  const pulled = { bytes: 0 };
+  const body = new ReadableStream<Uint8Array>({ pull(c) { pulled.bytes += 512; c.enqueue(new Uint8Array(512)); } }, { highWaterMark: 0 });
+  const r = await app.handle({
+    method: 'POST', target: '/page', scheme: 'http', fallbackHost: 'localhost', remoteAddress: '127.0.0.1', protocol: 'HTTP/1.1',
+    header: (n) => ({ host: 'localhost', 'content-type': 'application/octet-stream', 'content-length': '50000000' } as Record<string, string>)[n] ?? null,
+    headers: () => [['host', 'localhost'], ['content-type', 'application/octet-stream'], ['content-length', '50000000']], body: () => body,
+  });
+  assert.equal(r.response.status, 413);
+  assert.equal(decodeURIComponent(r.response.headers.get('x-debug-exception') ?? ''), 'Request body of 50000000 bytes exceeds the limit of 1024 bytes.');
+  assert.equal(ran, false, 'the controller never ran');
+  assert.equal(pulled.bytes, 0, 'nothing was read');
+  assert.ok(!lines.some((l) => l.includes('Matched route')), 'routing did not run');
+  // Within the limit, an unread body changes nothing.
+  const small = await send(app, '/page', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'x'.repeat(1000) });
+  assert.equal(small.status, 200);
+});
+
+test('regression: a non-ASCII Host was shown garbled in "Invalid Host" (its UTF-8 bytes read as Latin-1, then lower-cased); it is shown as sent', async () => {
+  const { app } = testApp({ routes });
+  const asSent = (text: string) => Buffer.from(text, 'utf8').toString('latin1'); // what Node and Fetch hand over
+  for (const [host, shown] of [['évil.com', 'évil.com'], ['ÉVIL.Com', 'Évil.com'], ['bücher.example', 'bücher.example']]) {
+    const r = await send(app, '/whoami', { headers: { host: asSent(host!) } });
+    assert.equal(r.status, 400, host);
+    assert.equal(decode(r), `Invalid Host "${shown}".`);
+    assert.ok((await r.text()).includes(`Invalid Host &quot;${shown}&quot;.`), 'page');
+  }
+  // Bytes that are not UTF-8 stay as they came.
+  const latin = await send(app, '/whoami', { headers: { host: 'caf\u00e9.test' } });
+  assert.equal(decode(latin), 'Invalid Host "caf\u00e9.test".');
+});

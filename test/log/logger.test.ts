@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatRecord } from '../../src/log/format.ts';
+import { formatRecord, MAX_PREVIOUS_EXCEPTIONS } from '../../src/log/format.ts';
 import { Logger, LogStream, MAX_RECORDS_PER_REQUEST } from '../../src/log/logger.ts';
 import { interpolate } from '../../src/log/record.ts';
-import { NotFoundHttpException } from '../../src/kernel/exceptions.ts';
+import { NotFoundHttpException, ResourceNotFoundException } from '../../src/kernel/exceptions.ts';
 
 const extra = () => ({ url: '/x', http_method: 'GET', request_id: 'abc-1' });
 
@@ -61,4 +61,66 @@ test('a failing sink never breaks the caller', () => {
 
 test('PSR-3 interpolation fills scalars only', () => {
   assert.equal(interpolate('{a} {b} {c} {missing}', { a: 1, b: 'two', c: { no: 1 } }), '1 two {c} {missing}');
+});
+
+test('regression: query-string secrets were written to the log stream unmasked (extra.url), in line and json formats', () => {
+  for (const format of ['json', 'line'] as const) {
+    const lines: string[] = [];
+    const logger = new Logger(new LogStream((l) => lines.push(l), 'debug', format), false, () => ({ url: '/echo?q=1&token=qtok&password=qpw', http_method: 'POST', request_id: 'r-1' }));
+    logger.info('app', 'one');
+    logger.debug('event', 'two');
+    assert.equal(lines.length, 2);
+    for (const line of lines) {
+      assert.ok(!line.includes('qtok') && !line.includes('qpw'), line);
+      const extra = format === 'json' ? JSON.parse(line).extra : JSON.parse(/ (\{[^{}]*\})$/.exec(line)![1]!);
+      // Only the secret values change: same keys, same order, the rest of the URL as it was.
+      assert.deepEqual(extra, { url: '/echo?q=1&token=***&password=***', http_method: 'POST', request_id: 'r-1' });
+    }
+  }
+});
+
+test('a URL without query parameters is logged as it is, the extra fields passed through without a copy', () => {
+  const lines: string[] = [];
+  const fields = { url: '/members/7', http_method: 'GET', request_id: 'r-2' };
+  const logger = new Logger(new LogStream((l) => lines.push(l), 'debug', 'json'), true, () => fields);
+  logger.info('app', 'x');
+  assert.equal(logger.records![0]!.extra, fields);
+  assert.deepEqual(JSON.parse(lines[0]!).extra, fields);
+  const other = new Logger(new LogStream(() => {}, 'debug', 'json'), true, () => ({ url: '/s?q=1&page=2' }));
+  other.info('app', 'x');
+  assert.deepEqual(other.records![0]!.extra, { url: '/s?q=1&page=2' });
+});
+
+test('regression: previous exceptions were missing from the log context\'s exception string', () => {
+  const lines: string[] = [];
+  const logger = new Logger(new LogStream((l) => lines.push(l), 'debug', 'json'), false, extra);
+  const inner = new Error('disk gone');
+  const middle = new ResourceNotFoundException('No routes found for "/x".', inner);
+  logger.error('request', 'boom', { exception: new NotFoundHttpException('nope', middle) });
+  const parts = JSON.parse(lines[0]!).context.exception.split('\n');
+  assert.equal(parts.length, 3);
+  assert.match(parts[0], /^\[object\] \(NotFoundHttpException\(code: 0\): nope at \/.+\/test\/log\/logger\.test\.ts:\d+\)$/);
+  assert.match(parts[1], /^\[previous exception\] \[object\] \(ResourceNotFoundException\(code: 0\): No routes found for "\/x"\. at \/.+\/test\/log\/logger\.test\.ts:\d+\)$/);
+  assert.match(parts[2], /^\[previous exception\] \[object\] \(Error\(code: 0\): disk gone at \/.+\/test\/log\/logger\.test\.ts:\d+\)$/);
+});
+
+test('the previous-exception chain in a log context is bounded and cycle-safe', () => {
+  const lines: string[] = [];
+  const logger = new Logger(new LogStream((l) => lines.push(l), 'debug', 'json'), false, extra);
+  let deep: Error = new Error('e0');
+  for (let i = 1; i <= 15; i++) deep = new Error(`e${i}`, { cause: deep });
+  const a = new Error('a');
+  const b = new Error('b', { cause: a });
+  (a as { cause?: unknown }).cause = b;
+  const hostile = new Error('hostile');
+  Object.defineProperty(hostile, 'cause', { get() { throw new Error('no'); } });
+  logger.error('request', 'x', { deep, cyclic: b, hostile, plain: new Error('p', { cause: 'a string' }) });
+  const context = JSON.parse(lines[0]!).context;
+  const deepParts = context.deep.split('\n');
+  assert.equal(deepParts.length, 1 + MAX_PREVIOUS_EXCEPTIONS + 1);
+  assert.match(deepParts[MAX_PREVIOUS_EXCEPTIONS], /\(Error\(code: 0\): e5 at /);
+  assert.equal(deepParts.at(-1), `[previous exception] Over ${MAX_PREVIOUS_EXCEPTIONS} levels deep, aborting normalization`);
+  assert.deepEqual(context.cyclic.split('\n').map((l: string) => /\): (\w+) at /.exec(l)![1]), ['b', 'a']);
+  assert.equal(context.hostile.split('\n').length, 1);
+  assert.equal(context.plain.split('\n').length, 1);
 });

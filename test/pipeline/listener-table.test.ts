@@ -139,3 +139,32 @@ test('user listeners go where they are placed; the built-in order is kept', asyn
   await send(app, '/_profiler/abc123');
   assert.deepEqual(seen, ['after routing', 'first response']);
 });
+
+test('regression: both ContextListener rows of kernel.response had the role of the first; the second is "firewall context save (the second stateful firewall context)" (CONTRACT §3)', () => {
+  const { app } = testApp();
+  const [first, second] = app.kernel.hooks['kernel.response'];
+  assert.deepEqual([first!.id, first!.role], ['ContextListener::onKernelResponse', 'firewall context save']);
+  assert.deepEqual([second!.id, second!.role], ['ContextListener::onKernelResponse', 'firewall context save (the second stateful firewall context)']);
+});
+
+test('regression: a listener added with a priority landed before or after every built-in one (they had none); it lands where Symfony\'s dispatcher puts it', async () => {
+  const seen: string[] = [];
+  const { app } = testApp({
+    logLevel: 'warning',
+    listeners: [
+      { hook: 'kernel.request', listener: listener<'kernel.request'>('App::p20', 'test', (e) => void seen.push(`p20 route=${String(e.request.attributes.get('_route'))}`)), placement: { priority: 20 } },
+      { hook: 'kernel.response', listener: listener<'kernel.response'>('App::m100', 'test', () => void seen.push('m100')), placement: { priority: -100 } },
+    ],
+    routes: [{ name: 'early', path: '/early', controller: () => new Response('ok') }],
+  });
+  const ids = (hook: 'kernel.request' | 'kernel.response') => app.kernel.hooks[hook].map((l) => l.id);
+  const request = ids('kernel.request');
+  // Symfony: RouterListener 32, then 20, then LocaleListener::onKernelRequest 16.
+  assert.equal(request.indexOf('App::p20'), request.indexOf('RouterListener::onKernelRequest') + 1);
+  assert.equal(request[request.indexOf('App::p20') + 1], 'LocaleListener::onKernelRequest');
+  const response = ids('kernel.response');
+  // Symfony: right after ProfilerListener (-100), before the -128 listeners.
+  assert.equal(response.indexOf('App::m100'), response.indexOf('ProfilerListener::onKernelResponse') + 1);
+  assert.equal((await send(app, '/early')).status, 200);
+  assert.deepEqual(seen, ['p20 route=early', 'm100'], 'the route is known at priority 20');
+});

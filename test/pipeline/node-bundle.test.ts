@@ -159,3 +159,46 @@ test('bundle: an HTTP/1.0 request without Host gets the connection\'s local addr
   assert.equal(decodeURIComponent(exception), `No route found for "GET http://127.0.0.1:${server.port}/plai"`);
   assert.match(reply, new RegExp(`\\r\\nx-debug-token-link: http://127\\.0\\.0\\.1:${server.port}/_profiler/[0-9a-f]{6}\\r\\n`, 'i'));
 });
+
+/** Everything one raw connection receives for `bytes`, until the server closes it. */
+function rawExchange(bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, '127.0.0.1');
+    let data = '';
+    const timer = setTimeout(() => socket.destroy(new Error(`no close after ${JSON.stringify(bytes)}`)), 3000);
+    socket.on('data', (c) => (data += c.toString('latin1')));
+    socket.on('close', () => (clearTimeout(timer), resolve(data)));
+    socket.on('error', reject);
+    socket.write(bytes);
+  });
+}
+
+test('regression: HEAD on Node answered Content-Length 0 instead of the GET length (bundle, debug mode)', async () => {
+  for (const path of ['/items/12', '/plain', '/hello/fr']) {
+    const get = await send('GET', path);
+    const head = await send('HEAD', path);
+    assert.equal(head.status, 200, path);
+    assert.equal(head.body, '', path);
+    assert.equal(get.headers['content-length'], String(Buffer.byteLength(get.body)), path);
+    assert.equal(head.headers['content-length'], get.headers['content-length'], path);
+    assert.equal(head.headers['content-type'], get.headers['content-type'], path);
+  }
+  // Keep-alive framing: the HEAD answer ends at its headers; the GET after it on the same connection is read whole.
+  const both = await rawExchange('HEAD /items/12 HTTP/1.1\r\nHost: localhost\r\n\r\nGET /items/12 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+  const answers = both.split(/(?=HTTP\/1\.1 )/);
+  assert.equal(answers.length, 2, both);
+  assert.match(answers[0], /\r\ncontent-length: 9\r\n[^]*\r\n\r\n$/i);
+  assert.match(answers[1], /\r\ncontent-length: 9\r\n[^]*\r\n\r\n\{"id":12\}$/i);
+});
+
+test('regression: lower-case and unknown methods on Node got a bare 400 instead of a 405 with Allow (bundle)', async () => {
+  for (const line of ['get /plain HTTP/1.1', 'BREW /plain HTTP/1.1', 'FOO / HTTP/1.1']) {
+    const reply = await rawExchange(`${line}\r\nHost: localhost\r\n\r\n`);
+    assert.match(reply, /^HTTP\/1\.1 405 Method Not Allowed\r\n/, line);
+    assert.match(reply, /\r\nAllow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, PURGE\r\n/, line);
+    assert.match(reply, /\r\nX-Robots-Tag: noindex\r\n/, line);
+    assert.match(reply, /\r\nConnection: close\r\n/, line);
+  }
+  assert.match(await rawExchange('\x00\x01\x02\r\n\r\n'), /^HTTP\/1\.1 400 Bad Request\r\n/);
+  assert.equal((await send('GET', '/plain')).body, 'plain');
+});

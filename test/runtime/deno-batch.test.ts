@@ -11,14 +11,14 @@ import { keepAliveClient } from '../support/keep-alive.ts';
 const endOfTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const info = { remoteAddr: { hostname: '127.0.0.1' } };
 
-/** An app whose fetch answers with the request's path (or fails, or answers later, for some paths). */
+/** An app whose respond answers with the request's path (or fails, or answers later, for some paths). */
 function fakeApp() {
   const computed: string[] = [];
   const app = {
-    fetch(request: Request, connection?: { remoteAddress?: string }): Response | Promise<Response> {
+    respond(request: Request, connection?: { remoteAddress?: string }): Response | Promise<Response> {
       const path = new URL(request.url).pathname;
       computed.push(path);
-      if (path.startsWith('/fail')) throw new Error(`fetch failed on ${path}`);
+      if (path.startsWith('/fail')) throw new Error(`respond failed on ${path}`);
       const response = new Response(`answer to ${path} from ${connection?.remoteAddress}`);
       return path.startsWith('/later') ? Promise.resolve().then(() => response) : response;
     },
@@ -76,7 +76,7 @@ describe('deno adapter: the Deno.serve handler batches under load', { timeout: 1
     const { app } = fakeApp();
     const handler = denoServeHandler(app);
     const [alone] = deliver(handler, ['/fail/alone']);
-    assert.match(String(alone!.thrown), /fetch failed on \/fail\/alone/);
+    assert.match(String(alone!.thrown), /respond failed on \/fail\/alone/);
     for (let turn = 0; turn < 10; turn++) {
       deliver(handler, Array.from({ length: 20 }, (_, i) => `/warm/${turn}/${i}`));
       await endOfTurn();
@@ -87,7 +87,7 @@ describe('deno adapter: the Deno.serve handler batches under load', { timeout: 1
     const settled = await Promise.allSettled(results.map((r) => bodyOf(r.value)));
     assert.deepEqual(
       settled.map((s) => (s.status === 'fulfilled' ? s.value : String(s.reason))),
-      ['answer to /a from 127.0.0.1', 'Error: fetch failed on /fail/batched', 'answer to /later/b from 127.0.0.1', 'answer to /c from 127.0.0.1'],
+      ['answer to /a from 127.0.0.1', 'Error: respond failed on /fail/batched', 'answer to /later/b from 127.0.0.1', 'answer to /c from 127.0.0.1'],
     );
   });
 

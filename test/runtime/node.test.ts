@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { serve, type NodeApp, type NodeServer, type NodeResponse } from '../../src/runtime/node.ts';
 import { HttpResponse } from '../../src/http/response.ts';
+import { createApp } from '../../src/index.ts';
 import type { RequestSource } from '../../src/http/source.ts';
 
 type Handler = (source: RequestSource) => NodeResponse | Promise<NodeResponse>;
@@ -206,12 +207,48 @@ describe('node adapter: methods and framing', { timeout: 10_000 }, () => {
     assert.ok(connect.closed);
     assert.ok(connect.data === '' || /^HTTP\/1\.1 405 /.test(connect.data), connect.data);
 
-    for (const line of ['get / HTTP/1.1', 'FOO / HTTP/1.1', 'TRACK / HTTP/1.1', 'GET / HTTP/9.9', '\x00\x01\x02']) {
+    for (const line of ['get / HTTP/1.1', 'FOO / HTTP/1.1', 'TRACK / HTTP/1.1']) {
+      const r = await raw(server.port, `${line}\r\nHost: localhost\r\n\r\n`);
+      assert.ok(r.closed, `${JSON.stringify(line)} left the connection open`);
+      assert.ok(r.data === '' || /^HTTP\/1\.1 405 /.test(r.data), `${JSON.stringify(line)}: ${r.data}`);
+    }
+    for (const line of ['GET / HTTP/9.9', '\x00\x01\x02']) {
       const r = await raw(server.port, `${line}\r\nHost: localhost\r\n\r\n`);
       assert.ok(r.closed, `${JSON.stringify(line)} left the connection open`);
       assert.ok(r.data === '' || /^HTTP\/1\.1 400 /.test(r.data), `${JSON.stringify(line)}: ${r.data}`);
     }
     // Still serving.
+    assert.equal((await get(server.port, '/alive')).body, 'GET /alive');
+  });
+
+  test('regression: lower-case and unknown methods on Node got a bare 400 instead of a 405 with Allow', async () => {
+    // llhttp refuses these lines (HPE_INVALID_METHOD) before the app sees them: CONTRACT §8.6 wants 405 or 501.
+    const { server, seen } = await start(echo);
+    const allow = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, PURGE';
+    for (const line of ['get / HTTP/1.1', 'put /x HTTP/1.1', 'head / HTTP/1.1', 'Get / HTTP/1.1', 'FOO / HTTP/1.1', 'BREW / HTTP/1.1', 'TRACK / HTTP/1.1', 'GETX / HTTP/1.1']) {
+      const r = await raw(server.port, `${line}\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n`);
+      const what = `${JSON.stringify(line)}: ${JSON.stringify(r.data)}`;
+      assert.match(r.data, /^HTTP\/1\.1 405 Method Not Allowed\r\n/, what);
+      const [head, body] = r.data.split('\r\n\r\n');
+      const lines = head.split('\r\n').slice(1).map((l) => l.toLowerCase());
+      assert.ok(lines.includes(`allow: ${allow.toLowerCase()}`), what);
+      assert.ok(lines.includes('x-robots-tag: noindex'), what);
+      assert.ok(lines.includes('connection: close'), what);
+      assert.ok(lines.includes('content-length: 0'), what);
+      assert.equal(body, '', what);
+      assert.ok(r.closed, `${what}: the connection stays open`);
+    }
+    // What is no request line at all keeps its 400 (HPE_INVALID_METHOD too), as do the other parse errors.
+    for (const line of ['\x00\x01\x02', ' GET / HTTP/1.1', 'HTTP/1.1 200 OK', 'GET\t/ HTTP/1.1', 'G@T / HTTP/1.1', 'GET / HTTP/9.9']) {
+      const r = await raw(server.port, `${line}\r\nHost: localhost\r\n\r\n`);
+      assert.match(r.data, /^HTTP\/1\.1 400 Bad Request\r\n/, JSON.stringify(line));
+      assert.doesNotMatch(r.data, /allow:/i, JSON.stringify(line));
+      assert.ok(r.closed, JSON.stringify(line));
+    }
+    assert.equal(seen.length, 0, 'none of them reached the app');
+    // The server is still serving, and CONNECT gets the same 405.
+    const connect = await raw(server.port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    assert.match(connect.data, new RegExp(`^HTTP/1\\.1 405 Method Not Allowed\\r\\n[^]*\\r\\nAllow: ${allow}\\r\\n`));
     assert.equal((await get(server.port, '/alive')).body, 'GET /alive');
   });
 
@@ -403,6 +440,87 @@ describe('node adapter: responses', { timeout: 10_000 }, () => {
     assert.ok(streamed.data.endsWith('\r\n\r\n'), JSON.stringify(streamed.data));
     assert.doesNotMatch(streamed.data, /chunk/);
     await within(cancelled.promise, 1000, 'the HEAD stream to be cancelled');
+  });
+
+  test('regression: HEAD on Node answered Content-Length 0 instead of the GET length', async () => {
+    // Through the kernel: its ResponseListener empties a HEAD body (Symfony's Response::prepare) and
+    // declares GET's length; the adapter used to replace that with the length of the emptied body.
+    const app = createApp({
+      env: 'prod',
+      debug: false,
+      logSink: () => {},
+      environment: {},
+      routes: [
+        { name: 'json', path: '/json', methods: ['GET'], controller: () => HttpResponse.json({ hello: 'wörld' }) },
+        { name: 'bytes', path: '/bytes', methods: ['GET'], controller: () => new HttpResponse(new Uint8Array([1, 2, 3, 4])) },
+        { name: 'long', path: '/long', methods: ['GET'], controller: () => HttpResponse.text('€'.repeat(5000)) },
+        { name: 'none', path: '/none', methods: ['GET'], controller: () => new HttpResponse(null) },
+        { name: 'declared', path: '/declared', methods: ['GET'], controller: () => new HttpResponse('abc', 200, { 'content-length': '999' }) },
+        { name: 'stream', path: '/stream', methods: ['GET'], controller: () => HttpResponse.stream(new ReadableStream({ pull: (c) => { c.enqueue(new Uint8Array([65])); c.close(); } })) },
+      ],
+    });
+    const server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false });
+    servers.push(server);
+    /** Status line and header lines (lower-cased names, no Date) of the first response in `data`, and what follows it. */
+    const parse = (data: string) => {
+      const end = data.indexOf('\r\n\r\n');
+      const [status, ...lines] = data.slice(0, end).split('\r\n');
+      const headers = lines.map((l) => l.replace(/^[^:]+/, (n) => n.toLowerCase())).filter((l) => !l.startsWith('date:'));
+      const length = headers.find((l) => l.startsWith('content-length:'))?.slice('content-length: '.length) ?? null;
+      return { status, headers, length, rest: data.slice(end + 4) };
+    };
+    const expected: Record<string, string | null> = {
+      '/json': String(Buffer.byteLength('{"hello":"wörld"}')),
+      '/bytes': '4',
+      '/long': String(3 * 5000),
+      '/none': '0',
+      '/declared': '3',
+      '/stream': null,
+      '/missing': null, // the production 404 page: whatever GET says
+    };
+    for (const [path, length] of Object.entries(expected)) {
+      const get = parse((await raw(server.port, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).data);
+      const head = parse((await raw(server.port, `HEAD ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).data);
+      if (path !== '/missing') assert.equal(get.length, length, `GET ${path}`);
+      assert.equal(head.status, get.status, path);
+      assert.equal(head.length, get.length, `HEAD ${path}: the Content-Length GET has`);
+      // Same headers but the framing of a body that is not sent (GET's stream is chunked).
+      assert.deepEqual(head.headers, get.headers.filter((l) => l !== 'transfer-encoding: chunked'), path);
+      assert.equal(head.rest, '', `HEAD ${path}: no body`);
+    }
+    // Keep-alive: a HEAD's answer ends at its headers, so the next answer on the connection is read whole.
+    const pipelined = await raw(server.port, 'HEAD /json HTTP/1.1\r\nHost: x\r\n\r\nHEAD /stream HTTP/1.1\r\nHost: x\r\n\r\nGET /json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const first = parse(pipelined.data);
+    assert.equal(first.length, expected['/json']);
+    assert.match(first.headers.join('\n'), /^connection: keep-alive$/im);
+    const second = parse(first.rest);
+    assert.match(second.status, /^HTTP\/1\.1 200 /);
+    assert.equal(second.length, null);
+    const third = parse(second.rest);
+    assert.match(third.status, /^HTTP\/1\.1 200 /);
+    assert.equal(third.length, expected['/json']);
+    assert.equal(Buffer.from(third.rest, 'latin1').toString('utf8'), '{"hello":"wörld"}');
+    assert.ok(pipelined.closed);
+  });
+
+  test('HEAD: an empty body with a declared Content-Length keeps it (the kernel\'s HEAD); none declared, none sent', async () => {
+    const { server } = await start((s) => {
+      if (s.target === '/declared') return new HttpResponse('', 200, { 'content-length': '15' });
+      if (s.target === '/bogus') return new HttpResponse('', 200, { 'content-length': '1, 2' });
+      if (s.target === '/304') return new HttpResponse('', 304, { 'content-length': '15' });
+      return new HttpResponse('');
+    });
+    const declared = await raw(server.port, 'HEAD /declared HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.equal(declared.data.match(/\r\ncontent-length: /gi)?.length, 1, declared.data);
+    assert.match(declared.data, /\r\ncontent-length: 15\r\n/i);
+    assert.ok(declared.data.endsWith('\r\n\r\n'));
+    for (const path of ['/bogus', '/empty', '/304']) {
+      const r = await raw(server.port, `HEAD ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      assert.doesNotMatch(r.data, /content-length/i, path);
+      assert.ok(r.data.endsWith('\r\n\r\n'), path);
+    }
+    // GET is unchanged: the body's own length, whatever was declared.
+    assert.equal((await get(server.port, '/declared')).headers['content-length'], '0');
   });
 
   test('a streamed body arrives in chunks: the first before the stream ends', async () => {

@@ -13,7 +13,7 @@
  */
 
 import { defineOwn, isSecretKey, MASK, maskToken as sharedMaskToken } from '../../security/mask.ts';
-import { safeDecode } from '../../http/request.ts';
+import { safeDecode } from '../../http/url-encode.ts';
 import { sameJson } from './profile-json.ts';
 
 export { MASK };
@@ -50,12 +50,19 @@ export function maskToken(value: unknown): string {
 const CREDENTIAL_IN_TEXT = /\b(Bearer|Basic|Digest|Token)\s+[A-Za-z0-9._~+/=-]{4,}/g;
 const QUERY_PAIR = /([?&;])([^=&#\s"'<>;]+)=([^&#\s"'<>;]*)/g;
 
+/**
+ * Secret query parameters inside free text (a URL, a Referer) masked: `?q=1&token=***`. Text without
+ * a `=` (most URLs) is returned as it is, without running the pattern. The log stream masks URLs with
+ * this too (src/log/logger.ts, RouterListener's `request_uri`), so logs and profiles mask alike.
+ */
+export function maskQuerySecrets(text: string): string {
+  if (!text.includes('=')) return text;
+  return text.replace(QUERY_PAIR, (whole, sep: string, key: string) => (isSecretName(safeDecode(key)) ? `${sep}${key}=${MASK}` : whole));
+}
+
 /** Masks `Bearer …` credentials and secret query parameters inside free text. */
 export function scrubText(text: string): string {
-  let out = text;
-  if (out.includes('=')) {
-    out = out.replace(QUERY_PAIR, (whole, sep: string, key: string) => (isSecretName(safeDecode(key)) ? `${sep}${key}=${MASK}` : whole));
-  }
+  let out = maskQuerySecrets(text);
   if (/Bearer|Basic|Digest|Token/.test(out)) out = out.replace(CREDENTIAL_IN_TEXT, (_, scheme: string) => `${scheme} ${MASK}`);
   return out;
 }
