@@ -53,14 +53,17 @@ class Pending {
  * `Deno.serve(options, denoServeHandler(app))`. Errors go where Deno sends a handler's errors (its
  * `onError` option), whether the request was batched or not.
  */
-export function denoServeHandler(app: Pick<App, 'respond'>, options: DenoServeHandlerOptions = {}): DenoServeHandler {
+export function denoServeHandler(app: Pick<App, 'respond'> | Pick<App, 'fetch'>, options: DenoServeHandlerOptions = {}): DenoServeHandler {
+  // An irms-web app answers through `respond` (no promise when nothing was awaited); any other object
+  // with a Fetch handler (`{ fetch }`, as Deno.serve takes) works too.
+  const respond: App['respond'] = 'respond' in app ? app.respond : app.fetch;
   if (options.batch === false) {
-    const direct = (request: Request, info: DenoServeInfo) => app.respond(request, denoConnectionInfo(info));
+    const direct = (request: Request, info: DenoServeInfo) => respond(request, denoConnectionInfo(info));
     return Object.defineProperty(direct, 'batching', { value: false }) as DenoServeHandler;
   }
   const compute = (request: Request, pending: Pending) => {
     try {
-      pending.settle(app.respond(request, denoConnectionInfo(pending.info)));
+      pending.settle(respond(request, denoConnectionInfo(pending.info)));
     } catch (err) {
       pending.fail(err);
     }

@@ -72,6 +72,17 @@ describe('deno adapter: the Deno.serve handler batches under load', { timeout: 1
     assert.ok(batchedTurns >= 15, `only ${batchedTurns} of 20 turns were batched`);
   });
 
+  test('regression: an object with only a fetch handler (the bench\'s deno-batched, user code) failed every request once the handler called app.respond', async () => {
+    const plain = { fetch: (request: Request) => Promise.resolve(new Response(`plain ${new URL(request.url).pathname}`)) };
+    for (const batch of [true, false]) {
+      const handler = denoServeHandler(plain, { batch });
+      const [r] = deliver(handler, ['/p']);
+      assert.equal(r!.thrown, undefined, String(r!.thrown));
+      assert.equal(await bodyOf(r!.value), 'plain /p');
+      await endOfTurn();
+    }
+  });
+
   test('a fetch that throws: thrown inside the call at low load, a rejected promise in a batch, and the rest of the batch answered', async () => {
     const { app } = fakeApp();
     const handler = denoServeHandler(app);
