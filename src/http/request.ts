@@ -512,6 +512,7 @@ export function normalizeQueryString(qs: string): string {
 
 /** Throws the 413 for a body whose declared Content-Length is over `limit` (nothing is read). */
 export function refuseDeclaredOverLimit(source: RequestSource, limit: number): void {
+  if (source.hasNoBody?.() === true) return;
   const declared = source.header('content-length');
   if (declared !== null && isDigits(declared.trim()) && Number(declared) > limit) {
     throw new PayloadTooLargeHttpException(`Request body of ${declared} bytes exceeds the limit of ${limit} bytes.`);

@@ -34,6 +34,8 @@ export interface RequestSource {
    * Either this or `body()` is used, once.
    */
   readBody?(limit: number): Promise<Uint8Array | null>;
+  /** Optional: true when the host knows there is no body at all (a Fetch Request's `body` is null), so nothing need be checked. */
+  hasNoBody?(): boolean;
   /**
    * Optional: keep the headers readable after the response is sent. A host may close its request
    * then (Deno does for a request that asks for an upgrade); the profiler calls this before the
@@ -116,6 +118,10 @@ class FetchSource implements RequestSource {
   }
   body(): ReadableStream<Uint8Array> | null {
     return this.request.body;
+  }
+  /** Cheaper than a header lookup through the Fetch `Headers` (undici validates every name it is asked for). */
+  hasNoBody(): boolean {
+    return this.request.body === null;
   }
   /**
    * A copy of the headers of its own (Deno's read through to a request it closes after an upgrade
