@@ -8,8 +8,6 @@ import {
 } from '../kernel/exceptions.ts';
 import { parseCookieHeader } from './cookies.ts';
 import { headerText, rawUrlEncode, safeDecode } from './url-encode.ts';
-
-export { safeDecode };
 import type { ListenerCall } from '../kernel/hooks.ts';
 import { Logger, type LogStream } from '../log/logger.ts';
 import { LEVELS, type LevelName } from '../log/levels.ts';

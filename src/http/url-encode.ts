@@ -1,3 +1,5 @@
+/** Text codings shared by URLs, headers and messages: rawurlencode, well-formed strings, query decoding, header bytes. */
+
 /**
  * PHP's rawurlencode (RFC 3986): everything but A-Z a-z 0-9 - _ . ~ percent-encoded as UTF-8, so the
  * result is safe in a header, a URL or a query string. A lone surrogate, which has no UTF-8 form and
