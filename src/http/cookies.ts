@@ -30,7 +30,9 @@ export interface CookieOptions {
   sameSite?: 'lax' | 'strict' | 'none';
 }
 
-const NAME_RE = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** An RFC 9110 token: a cookie name, and (response.ts) a header name. */
+export const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const SAME_SITE = new Set(['lax', 'strict', 'none']);
 
 function cookieDate(d: Date): string {
   // Symfony: D, d-M-Y H:i:s T
@@ -48,7 +50,7 @@ const ATTRIBUTE_RE = /^[\x20-\x3a\x3c-\x7e]*$/;
  * controls, non-ASCII) throws where the cookie is set, as Symfony's Cookie constructor does for names.
  */
 export function serializeCookie(name: string, value: string, options: CookieOptions = {}): string {
-  if (!NAME_RE.test(name)) throw new Error(`The cookie name ${JSON.stringify(name)} contains invalid characters.`);
+  if (!HTTP_TOKEN.test(name)) throw new Error(`The cookie name ${JSON.stringify(name)} contains invalid characters.`);
   for (const attribute of ['path', 'domain'] as const) {
     const given = options[attribute];
     if (given !== undefined && (typeof given !== 'string' || !ATTRIBUTE_RE.test(given))) {
@@ -57,6 +59,7 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
   }
   if (options.maxAge !== undefined && !Number.isFinite(options.maxAge)) throw new Error(`The cookie Max-Age ${String(options.maxAge)} is not a finite number.`);
   if (options.expires !== undefined && !Number.isFinite(options.expires.getTime())) throw new Error('The cookie expiry is not a valid date.');
+  if (options.sameSite && !SAME_SITE.has(options.sameSite)) throw new Error(`The cookie SameSite ${JSON.stringify(options.sameSite)} is not lax, strict or none.`);
   let out: string;
   if (value === '') {
     out = `${name}=deleted; expires=${cookieDate(new Date(Date.now() - 31536001000))}; Max-Age=0`;

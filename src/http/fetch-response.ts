@@ -25,25 +25,12 @@ export function toFetchResponse(response: HttpResponse): Response {
   if (!DEFERRED || globalThis.Response !== NativeResponse || status < 200 || status > 599 || status === 205 || !(body === null || typeof body === 'string' || body instanceof Uint8Array)) {
     return response.toFetch();
   }
+  // Every line is one undici accepts: ResponseHeaders refuses other names and values where they are set.
   const lines = response.headers.lines();
-  // What undici may refuse takes the undici path, so app.fetch throws the same TypeError as before:
-  // a 205 (above: refused with a body), a header name that is not a token, a value beyond Latin-1.
-  if (!fetchableLines(lines)) return response.toFetch();
   const empty = body === '' || response.isEmptyStatus();
   // Bytes are copied as undici copies them: what the caller gets cannot change under it later.
   const snapshot = empty || body === null ? null : typeof body === 'string' ? body : body.slice();
   return new DeferredResponse(status, snapshot, lines) as unknown as Response;
-}
-
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-function fetchableLines(lines: string[]): boolean {
-  for (let i = 0; i < lines.length; i += 2) {
-    if (!TOKEN.test(lines[i]!)) return false;
-    const value = lines[i + 1]!;
-    for (let j = 0; j < value.length; j++) if (value.charCodeAt(j) > 0xff) return false;
-  }
-  return true;
 }
 
 const NativeResponse = globalThis.Response;

@@ -1,4 +1,4 @@
-import { serializeCookie, type CookieOptions } from './cookies.ts';
+import { HTTP_TOKEN, serializeCookie, type CookieOptions } from './cookies.ts';
 
 export type ResponseBody = string | Uint8Array | ReadableStream<Uint8Array> | null;
 
@@ -88,8 +88,6 @@ export class ResponseHeaders {
   }
 }
 
-/** RFC 9110 token: what Node and Fetch accept as a header name. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Names already checked, as given → lower-cased (names are nearly always constants); bounded. */
 const checkedNames = new Map<string, string>();
 
@@ -98,7 +96,7 @@ function headerKey(name: string): string {
   const known = checkedNames.get(name);
   if (known !== undefined) return known;
   const key = name.toLowerCase();
-  if (!TOKEN.test(key)) throw new TypeError(`Invalid header name ${JSON.stringify(name)}.`);
+  if (!HTTP_TOKEN.test(key)) throw new TypeError(`Invalid header name ${JSON.stringify(name)}.`);
   if (checkedNames.size < 1024) checkedNames.set(name, key);
   return key;
 }

@@ -84,3 +84,10 @@ test('regression: a controller that sets a cookie path from the query gets the k
     assert.deepEqual(fine.headers.getSetCookie(), ['x=y; path=/ok; httponly']);
   }
 });
+
+test('a SameSite value other than lax, strict or none throws where the cookie is set (every Set-Cookie line stays one a host accepts)', () => {
+  const headers = new HttpResponse('ok').headers;
+  assert.throws(() => headers.setCookie('x', 'y', { sameSite: 'lax\r\nX-Injected: 1' as 'lax' }), /The cookie SameSite ".*" is not lax, strict or none\./);
+  headers.setCookie('x', 'y', { sameSite: 'strict' });
+  assert.deepEqual(headers.getSetCookies(), ['x=y; path=/; httponly; samesite=strict']);
+});
