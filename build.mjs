@@ -1,4 +1,8 @@
-// Bundles src/ into dist/: the library, the Node server entries and the Deno entry.
+// Bundles src/ into dist/: the library, the Node server entries and the Deno entry; then the type
+// declarations (dist/types/, what package.json's `types` conditions point at). `--no-types` skips
+// them: `npm start` only needs the bundles.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 import { bundleOptions } from './scripts/bundle-options.mjs';
 
@@ -13,3 +17,9 @@ await build({
   outdir: 'dist',
   logLevel: 'warning',
 });
+
+if (!process.argv.includes('--no-types')) {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.types.json'], { stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}

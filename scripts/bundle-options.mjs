@@ -8,6 +8,9 @@ export const bundleOptions = {
   platform: 'neutral',
   mainFields: ['module', 'main'],
   target: ['node20', 'deno2'],
+  // esbuild does not count Deno among the hosts with import(): without this, an import() whose specifier
+  // is not a literal (the optional @hono/node-server adapter) becomes a require() that ESM cannot run.
+  supported: { 'dynamic-import': true },
   sourcemap: 'linked',
   sourcesContent: true,
   external: ['node:*'],

@@ -8,7 +8,7 @@ export { listener, insertListener, type Listener, type Placement, type HookTable
 export { KernelRequest } from './http/request.ts';
 export { HttpResponse, ResponseHeaders } from './http/response.ts';
 export { ParameterBag, HeaderBag } from './http/parameter-bag.ts';
-export { denoConnectionInfo, type RequestSource, type ConnectionInfo, type DenoServeInfo } from './http/source.ts';
+export { fetchSource, denoConnectionInfo, type RequestSource, type ConnectionInfo, type DenoServeInfo } from './http/source.ts';
 export { denoServeHandler, type DenoServeHandler, type DenoServeHandlerOptions } from './runtime/deno-batch.ts';
 export type { Session } from './http/session.ts';
 export { Router } from './routing/router.ts';

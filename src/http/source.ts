@@ -78,6 +78,10 @@ export function splitUrl(url: string): { scheme: 'http' | 'https'; authority: st
   return { scheme, authority, target };
 }
 
+/**
+ * What `app.handle` takes, from a Fetch Request (`app.fetch` does this itself): headers and body are
+ * read from the Request only when the kernel asks; `info` gives the peer address the Request lacks.
+ */
 export function fetchSource(request: Request, info?: ConnectionInfo): RequestSource {
   return new FetchSource(request, info);
 }

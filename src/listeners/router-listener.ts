@@ -150,8 +150,12 @@ function routingContextMethod(request: KernelRequest): string {
   }
 }
 
-/** One character (a whole code point: `u`) that a Location must carry percent-encoded. */
-const UNSAFE_LOCATION_CHAR = /[^\x21-\x7e]/gu;
+/**
+ * One character (a whole code point: `u`) that a Location must carry percent-encoded: controls, space and
+ * non-ASCII, and the ASCII characters RFC 3986 does not allow in a URI (`"<>\^`{|}`), which a client may
+ * send raw in its target. Encoding them keeps the query's meaning and echoes nothing unescaped (§10).
+ */
+const UNSAFE_LOCATION_CHAR = /[^\x21-\x7e]|["<>\\^`{|}]/gu;
 
 /** UTF-8 percent-encoding of one code point; a lone surrogate (no UTF-8 form) becomes U+FFFD. */
 function encodeLocationChar(c: string): string {

@@ -45,6 +45,9 @@ export interface CompiledRoute {
   readonly isStatic: boolean;
 }
 
+/** The keys a RouteDefinition may have. */
+const DEFINITION_KEYS: ReadonlySet<string> = new Set(['name', 'path', 'methods', 'controller', 'defaults', 'requirements', 'options']);
+
 /** `probe()` results other than a params object. */
 export const NO_MATCH = 0;
 export const REQUIREMENT_FAILED = 1;
@@ -137,6 +140,13 @@ export class CompiledRouteImpl implements CompiledRoute {
     if (typeof path !== 'string' || (path[0] !== '/' && path[0] !== '{')) {
       throw new Error(`Invalid path ${JSON.stringify(path)} for route "${name}": a path must start with "/".`);
     }
+    for (const key of Object.keys(definition)) {
+      // A misplaced option (`requiresLogin: true` beside `path`) would otherwise be ignored, and the route left open.
+      if (!DEFINITION_KEYS.has(key)) {
+        throw new Error(`Unknown key ${JSON.stringify(key)} in route "${name}": a route has ${[...DEFINITION_KEYS].join(', ')}; route options (requiresLogin, security, isGranted, cache, template, converters…) go under "options".`);
+      }
+    }
+    if (typeof definition.controller !== 'function') throw new Error(`Route "${name}" has no controller function.`);
     this.name = name;
     this.path = path;
     this.definition = definition;

@@ -645,7 +645,9 @@ export async function createHonoListener(app: NodeApp): Promise<Listener> {
   const fetch = app.fetch;
   if (typeof fetch !== 'function') throw new TypeError('The hono adapter needs app.fetch.');
   const specifier = '@hono/node-server';
-  const mod = (await import(specifier)) as {
+  const mod = (await import(specifier).catch((error: unknown) => {
+    throw new Error(`The hono adapter needs the ${specifier} package, which irms-web does not install: npm i ${specifier}`, { cause: error });
+  })) as {
     getRequestListener(
       fetch: (req: Request, env: { incoming: http.IncomingMessage }) => Response | Promise<Response>,
       options?: { errorHandler?: (err: unknown) => Response | Promise<Response> },

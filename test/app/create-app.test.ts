@@ -95,3 +95,15 @@ test('regression: app.fetch returned the Response itself for a synchronous reque
   const detached = app.fetch;
   assert.ok(detached(new Request('http://localhost/ok')) instanceof Promise, 'bound');
 });
+
+test('regression: fetchSource, which the README names as the way from a Fetch Request to app.handle, was not exported', async () => {
+  const lib = await import('../../src/index.ts');
+  const app = lib.createApp({
+    env: 'prod',
+    logSink: () => {},
+    routes: [{ name: 'member', path: '/members/:id', methods: ['GET'], controller: (r) => HttpResponse.json({ id: r.attributes.get('id'), page: r.query.get('page') }) }],
+  });
+  const handled = await app.handle(lib.fetchSource(new Request('http://example.test/members/7?page=2', { headers: { accept: 'application/json' } })));
+  assert.equal(handled.response.status, 200);
+  assert.deepEqual(JSON.parse(handled.response.bodyText() ?? ''), { id: '7', page: '2' });
+});

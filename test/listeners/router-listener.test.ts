@@ -3,6 +3,28 @@ import { test } from 'node:test';
 import { HttpResponse, type KernelRequest } from '../../src/index.ts';
 import { records, send, testApp } from '../pipeline/harness.ts';
 
+/** A GET with the target exactly as given, as Node's parser or Deno hands it over (no URL parser in between). */
+function rawSource(target: string) {
+  return {
+    method: 'GET', target, scheme: 'http' as const, fallbackHost: 'localhost', remoteAddress: '127.0.0.1', protocol: 'HTTP/1.1',
+    header: (n: string) => (n === 'host' ? 'localhost' : null), headers: () => [['host', 'localhost']] as [string, string][], body: () => null,
+  };
+}
+
+/** An app whose only route is `/dir/`: `/dir` is answered by the trailing-slash redirect. */
+function dirApp() {
+  return testApp({ routes: [{ name: 'dir', path: '/dir/', methods: ['GET'], controller: () => HttpResponse.text('dir') }] });
+}
+
+/** Each raw target gets a 301 to exactly this Location. */
+async function assertRedirects(app: ReturnType<typeof testApp>['app'], cases: [string, string][]) {
+  for (const [target, location] of cases) {
+    const { response } = await app.handle(rawSource(target));
+    assert.equal(response.status, 301, target);
+    assert.equal(response.headers.get('location'), location, target);
+  }
+}
+
 function matchedRoute(lines: string[]) {
   return records(lines).find((r) => r.message.startsWith('Matched route'));
 }
@@ -23,22 +45,38 @@ test('"Matched route" logs the route parameters with _route and _controller, as 
 });
 
 test('regression: a raw emoji in the target of a trailing-slash redirect (as Deno hands it over) was a 500 URIError; now a 301 with it percent-encoded', async () => {
-  const { app, lines } = testApp({ routes: [{ name: 'dir', path: '/dir/', methods: ['GET'], controller: () => HttpResponse.text('dir') }] });
-  const source = (target: string) => ({
-    method: 'GET', target, scheme: 'http' as const, fallbackHost: 'localhost', remoteAddress: '127.0.0.1', protocol: 'HTTP/1.1',
-    header: (n: string) => (n === 'host' ? 'localhost' : null), headers: () => [['host', 'localhost']] as [string, string][], body: () => null,
-  });
+  const { app, lines } = dirApp();
   const cases: [string, string][] = [
     ['/dir?q=\u{1F600}', 'http://localhost/dir/?q=%F0%9F%98%80'],
     ['/dir?q=caf\u00e9 x', 'http://localhost/dir/?q=caf%C3%A9%20x'],
     ['/dir?q=\ud800', 'http://localhost/dir/?q=%EF%BF%BD'],
   ];
-  for (const [target, location] of cases) {
-    const { response } = await app.handle(source(target));
-    assert.equal(response.status, 301, target);
-    assert.equal(response.headers.get('location'), location);
-  }
+  await assertRedirects(app, cases);
   assert.ok(!lines.some((l) => l.includes('CRITICAL') || l.includes('URIError')), lines.join('\n'));
+});
+
+test('regression: a trailing-slash redirect echoed `"`, `<`, `>` and other characters URIs do not allow raw into Location; they are percent-encoded', async () => {
+  const { app } = dirApp();
+  const cases: [string, string][] = [
+    ['/dir?end=<zq>"x', 'http://localhost/dir/?end=%3Czq%3E%22x'],
+    ['/dir?a=`{|}^\\', 'http://localhost/dir/?a=%60%7B%7C%7D%5E%5C'],
+    // What URIs allow stays as sent: the raw query string is kept (CONTRACT §4.2).
+    ["/dir?a=1&b=%2F&c=!$'()*+,;=:@/?", "http://localhost/dir/?a=1&b=%2F&c=!$'()*+,;=:@/?"],
+  ];
+  await assertRedirects(app, cases);
+});
+
+test('regression: a secret query value was logged past its first quote (url and request_uri): `?token=abc\'HUNTER2` is masked whole', async () => {
+  const { app, lines } = testApp({ logFormat: 'json', logLevel: 'debug', routes: [{ name: 'echo', path: '/echo', controller: () => HttpResponse.text('ok') }] });
+  // The raw target, as Node's parser hands it over (a Fetch Request would percent-encode the quote).
+  const target = "/echo?token=abc'HUNTER2&q=1&password=p#HUNTER3";
+  const handled = await app.handle(rawSource(target));
+  await handled.terminate?.();
+  assert.ok(lines.length > 1);
+  for (const line of lines) {
+    assert.ok(!line.includes('HUNTER'), line);
+    assert.equal(JSON.parse(line).extra.url, '/echo?token=***&q=1&password=***');
+  }
 });
 
 test('regression: query-string secrets were written to the log stream unmasked ("Matched route" request_uri and every record\'s url)', async () => {

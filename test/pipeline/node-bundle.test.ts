@@ -202,3 +202,32 @@ test('regression: lower-case and unknown methods on Node got a bare 400 instead 
   assert.match(await rawExchange('\x00\x01\x02\r\n\r\n'), /^HTTP\/1\.1 400 Bad Request\r\n/);
   assert.equal((await send('GET', '/plain')).body, 'plain');
 });
+
+test('regression: serve(app, { adapter: \'hono\' }) from dist/node.js failed with "Dynamic require of @hono/node-server"', async () => {
+  const app = createApp({ env: 'prod', routes, logSink: () => {}, environment: { APP_SECRET: 'bundle-secret' } });
+  const hono = await nodeEntry.serve(app, { port: 0, adapter: 'hono', handleSignals: false });
+  try {
+    const res = await fetch(`http://127.0.0.1:${hono.port}/plain`);
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), 'plain');
+    assert.equal((await fetch(`http://127.0.0.1:${hono.port}/nowhere`)).status, 404);
+  } finally {
+    await hono.close(1000);
+  }
+});
+
+test('the hono adapter, where @hono/node-server is not installed, says which package it needs', async () => {
+  const { mkdtempSync, copyFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'irms-no-hono-'));
+  try {
+    // The bundle alone, outside this repository: no node_modules to find the package in.
+    copyFileSync(new URL('../../dist/node.js', import.meta.url), join(dir, 'node.mjs'));
+    const isolated: typeof NodeEntry = await import(join(dir, 'node.mjs'));
+    const app = createApp({ env: 'prod', routes, logSink: () => {}, environment: { APP_SECRET: 'bundle-secret' } });
+    await assert.rejects(isolated.serve(app, { port: 0, adapter: 'hono', handleSignals: false }), /needs the @hono\/node-server package.*npm i @hono\/node-server/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

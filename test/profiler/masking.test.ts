@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { maskContent, maskHeader, sanitize, scrubText } from '../../src/debug/profiler/mask.ts';
+import { maskContent, maskHeader, maskQuerySecrets, sanitize, scrubText } from '../../src/debug/profiler/mask.ts';
 import { PANELS } from '../../src/debug/profiler/views/layout.ts';
 import { fixtureRoutes, get, ORIGIN, profiledApp, profileOf } from './support.ts';
 
@@ -127,6 +127,53 @@ describe('masking', () => {
       for (const panel of PANELS) assert.ok(!(await (await get(app, `/_profiler/${p.token}?panel=${panel}`)).text()).includes('CANARY_ENV_VALUE'));
     } finally {
       delete process.env.IRMS_CANARY_SECRET;
+    }
+  });
+});
+
+describe('regressions from the fuzzer', () => {
+  test('regression: a secret query value was masked only up to a quote, `#` or `;`, the rest of it logged and stored', () => {
+    for (const [url, masked] of [
+      ["/?token=abc'HUNTER2", '/?token=***'],
+      ['/x?password=p#HUNTER3', '/x?password=***'],
+      ['/x?api_key=a;SECRET&page=2', '/x?api_key=***&page=2'],
+      ['/x?q=1&token=ab"c<d>&page=2', '/x?q=1&token=***&page=2'],
+      ['/x?q=a;token=HIDDEN', '/x?q=a;token=***'],
+    ]) {
+      assert.equal(maskQuerySecrets(url!), masked, url);
+    }
+    // A Referer is one URL: stored masked the same way, whatever follows the value.
+    assert.equal(maskHeader('referer', 'http://x.test/?token=***"SECRET&page=2'), 'http://x.test/?token=***&page=2');
+    // In free text, where a URL ends cannot be known: the value stops at whitespace and quotes.
+    assert.equal(scrubText('failed for "https://x.test/?token=SECRET" (retry)'), 'failed for "https://x.test/?token=***" (retry)');
+  });
+
+  test('regression: the password of a Referer such as http://bob:HUNTER4@intranet/ was logged and stored', () => {
+    assert.equal(maskQuerySecrets('http://bob:HUNTER4@intranet/?page=2'), 'http://bob:***@intranet/?page=2');
+    assert.equal(maskHeader('referer', 'https://bob:HUNTER4@intranet/'), 'https://bob:***@intranet/');
+    assert.equal(scrubText('No route found for "GET http://x/" (from "http://bob:HUNTER4@intranet/")'), 'No route found for "GET http://x/" (from "http://bob:***@intranet/")');
+    // A user without a password, and `://` without credentials, stay as they are.
+    assert.equal(maskQuerySecrets('http://bob@intranet/a:b@c'), 'http://bob@intranet/a:b@c');
+  });
+
+  test('regression: a cookie with no name (a bare value, as browsers send it) was stored unmasked', () => {
+    assert.equal(maskHeader('cookie', 'NAMELESSVAL; a=b'), '***; a=***');
+    assert.equal(maskHeader('cookie', 'a=b;; NAMELESS'), 'a=***; ***');
+  });
+
+  test('regression: multipart fields named password or api_key without double quotes were stored unmasked', () => {
+    const body = "--B\r\nContent-Disposition: form-data; name=password\r\n\r\nHUNTER2\r\n--B\r\nContent-Disposition: form-data; name='api_key'\r\n\r\nKEYVAL\r\n--B\r\nContent-Disposition: form-data; name=title\r\n\r\nhello\r\n--B--\r\n";
+    const masked = maskContent(body, 'multipart/form-data; boundary=B', 10_000);
+    assert.ok(!masked.includes('HUNTER2') && !masked.includes('KEYVAL'), masked);
+    assert.ok(masked.includes('name=title\r\n\r\nhello'), masked);
+  });
+
+  test('the scans stay linear on hostile text (no pattern backtracks over long runs)', () => {
+    const hostile = [`?token=${'"'.repeat(200_000)}x`, `http://${'a:'.repeat(100_000)}`, `${'://a'.repeat(50_000)}`, `${';token='.repeat(30_000)}`];
+    for (const text of hostile) {
+      // Completing at all is the check: a quadratic scan of these would take minutes.
+      assert.equal(typeof scrubText(text), 'string');
+      assert.equal(typeof maskQuerySecrets(text), 'string');
     }
   });
 });

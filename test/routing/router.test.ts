@@ -22,6 +22,14 @@ describe('construction', () => {
     assert.throws(() => new Router([route('r', '/r/:id', undefined, { requirements: { id: '(' } })]), /Invalid requirement for parameter "id" of route "r"/);
   });
 
+  test('regression: an option beside the route keys (requiresLogin: true next to path) was ignored, leaving the route open; it throws at construction', () => {
+    const misplaced = { ...route('private', '/private'), requiresLogin: true } as RouteDefinition;
+    assert.throws(() => new Router([misplaced]), /^Error: Unknown key "requiresLogin" in route "private": .*go under "options"/);
+    assert.throws(() => new Router([{ ...route('typo', '/typo'), method: ['GET'] } as RouteDefinition]), /Unknown key "method" in route "typo"/);
+    assert.throws(() => new Router([{ name: 'none', path: '/none' } as RouteDefinition]), { message: 'Route "none" has no controller function.' });
+    assert.equal(new Router([{ ...route('private', '/private'), options: { requiresLogin: true } }]).get('private')!.options.requiresLogin, true);
+  });
+
   test('routes, get() and the compiled shape', () => {
     const defs = [route('a', '/a', ['get']), route('b', '/b/:id{/:x}', undefined, { defaults: { x: '1' }, options: { cache: 60 } })];
     const r = new Router(defs);

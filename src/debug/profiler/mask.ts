@@ -48,21 +48,54 @@ export function maskToken(value: unknown): string {
 }
 
 const CREDENTIAL_IN_TEXT = /\b(Bearer|Basic|Digest|Token)\s+[A-Za-z0-9._~+/=-]{4,}/g;
-const QUERY_PAIR = /([?&;])([^=&#\s"'<>;]+)=([^&#\s"'<>;]*)/g;
+/** A query key after its separator, up to its `=`; the value is found by scanning (maskPairs). */
+const QUERY_KEY = /[?&;]([^=&#\s"'<>;]+)=/g;
+/** `://user:password@`: found from each `://`, so the scan stays linear whatever the text. */
+const URL_PASSWORD = /:\/\/([^\s/?#@:"'<>]*):([^\s/?#@"'<>]+)@/g;
 
-/**
- * Secret query parameters inside free text (a URL, a Referer) masked: `?q=1&token=***`. Text without
- * a `=` (most URLs) is returned as it is, without running the pattern. The log stream masks URLs with
- * this too (src/log/logger.ts, RouterListener's `request_uri`), so logs and profiles mask alike.
- */
-export function maskQuerySecrets(text: string): string {
-  if (!text.includes('=')) return text;
-  return text.replace(QUERY_PAIR, (whole, sep: string, key: string) => (isSecretName(safeDecode(key)) ? `${sep}${key}=${MASK}` : whole));
+/** Where a query value ends in a URL on its own: at the next `&`, as the request's own parser reads it. */
+const endsUrlValue = (c: number): boolean => c === 0x26;
+/** Where it ends in free text, which cannot say where a URL stops: also at whitespace, quotes, `<>#;`. */
+const endsTextValue = (c: number): boolean => c === 0x26 || c <= 0x20 || c === 0x22 || c === 0x27 || c === 0x3c || c === 0x3e || c === 0x23 || c === 0x3b;
+
+/** Every value of a secret-named query key replaced by the mask, each value ending where `ends` says. */
+function maskPairs(text: string, ends: (c: number) => boolean): string {
+  let out = '';
+  let copied = 0;
+  QUERY_KEY.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = QUERY_KEY.exec(text)) !== null) {
+    if (!isSecretName(safeDecode(m[1]!))) continue;
+    const start = QUERY_KEY.lastIndex;
+    let end = start;
+    while (end < text.length && !ends(text.charCodeAt(end))) end++;
+    out += text.slice(copied, start) + MASK;
+    copied = end;
+    QUERY_KEY.lastIndex = end;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
-/** Masks `Bearer …` credentials and secret query parameters inside free text. */
+function maskUrlPasswords(text: string): string {
+  return text.includes('://') ? text.replace(URL_PASSWORD, (whole, user: string) => `://${user}:${MASK}@`) : text;
+}
+
+/**
+ * A URL on its own (a request target, a Referer) with its secrets masked: the password of
+ * `user:password@`, and the whole value of each secret query parameter (`?q=1&token=***`), up to the
+ * next `&` as the request's query parser reads it, quotes, `#` and `;` included. A URL without `=` or
+ * `://` is returned as it is. The log stream masks URLs with this too (src/log/logger.ts,
+ * RouterListener's `request_uri` and Referer), so logs and profiles mask alike.
+ */
+export function maskQuerySecrets(url: string): string {
+  const out = maskUrlPasswords(url);
+  return out.includes('=') ? maskPairs(out, endsUrlValue) : out;
+}
+
+/** Masks `Bearer …` credentials, URL passwords and secret query parameters inside free text. */
 export function scrubText(text: string): string {
-  let out = maskQuerySecrets(text);
+  let out = maskUrlPasswords(text);
+  if (out.includes('=')) out = maskPairs(out, endsTextValue);
   if (/Bearer|Basic|Digest|Token/.test(out)) out = out.replace(CREDENTIAL_IN_TEXT, (_, scheme: string) => `${scheme} ${MASK}`);
   return out;
 }
@@ -207,13 +240,15 @@ export function sanitizeRecord(value: Record<string, unknown> | null | undefined
   return out && typeof out === 'object' && !Array.isArray(out) ? (out as Record<string, unknown>) : {};
 }
 
-/** Cookie header value with every value masked: `a=******; b=******`. */
+/** Cookie header value with every value masked: `a=******; b=******` (a nameless cookie: `******`). */
 export function maskCookieHeader(header: string): string {
   return header
     .split(';')
     .map((part) => {
       const eq = part.indexOf('=');
-      return eq < 0 ? part.trim() : `${part.slice(0, eq).trim()}=${MASK}`;
+      // A part without `=` is a cookie with an empty name (browsers send it as the bare value): masked too.
+      if (eq < 0) return part.trim() === '' ? '' : MASK;
+      return `${part.slice(0, eq).trim()}=${MASK}`;
     })
     .filter(Boolean)
     .join('; ');
@@ -234,6 +269,9 @@ export function maskSetCookie(line: string): string {
   return `${name}=${MASK}${attributes ? `; ${attributes}` : ''}`;
 }
 
+/** Headers whose value is one URL: masked as a URL, each secret value to its end (maskQuerySecrets). */
+const URL_HEADERS = new Set(['referer', 'location', 'content-location']);
+
 /** One header value as stored: credentials masked, cookies masked by value, the rest scrubbed and cut. */
 export function maskHeader(name: string, value: string, maxLength = 4096): string {
   const key = name.toLowerCase();
@@ -244,9 +282,10 @@ export function maskHeader(name: string, value: string, maxLength = 4096): strin
     // Keep the scheme (`Bearer`, `Basic`): it is useful and not secret.
     return space > 0 && space < 20 && /^[A-Za-z-]+$/.test(value.slice(0, space)) ? `${value.slice(0, space)} ${MASK}` : MASK;
   }
-  if (value.length > MAX_REMEMBERED_VALUE || value.length > maxLength) return truncate(scrubText(value), maxLength);
+  const scrub = URL_HEADERS.has(key) ? maskQuerySecrets : scrubText;
+  if (value.length > MAX_REMEMBERED_VALUE || value.length > maxLength) return truncate(scrub(value), maxLength);
   if (rememberedHeaders.get(key) === value) return value;
-  const masked = scrubText(value);
+  const masked = scrub(value);
   // Only a value that masking left as it is is remembered: nothing secret is kept past the request.
   if (masked === value) {
     if (rememberedHeaders.size >= MAX_REMEMBERED_HEADERS) rememberedHeaders.clear();
@@ -355,7 +394,8 @@ function maskContentOnce(content: string, contentType: string, max: number): { m
 
 const SECRET_KEY_SOURCE = '[A-Za-z0-9_\\-\\[\\].]*(?:passw(?:or)?d|passphrase|pwd|secret|token|api[-_]?key|apikey|credential|csrf|authoriz)[A-Za-z0-9_\\-\\[\\].]*';
 const JSON_FIELD = new RegExp(`("${SECRET_KEY_SOURCE}"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*"|[^,}\\]\\s]+)`, 'gi');
-const MULTIPART_FIELD = new RegExp(`(name="${SECRET_KEY_SOURCE}"[^\\r\\n]*\\r?\\n(?:[^\\r\\n]+\\r?\\n)*\\r?\\n)([^\\r\\n]*)`, 'gi');
+// The field name quoted as browsers send it, or in single quotes or bare, as other clients do.
+const MULTIPART_FIELD = new RegExp(`(name=(?:"${SECRET_KEY_SOURCE}"|'${SECRET_KEY_SOURCE}'|${SECRET_KEY_SOURCE}(?=[;\\s]))[^\\r\\n]*\\r?\\n(?:[^\\r\\n]+\\r?\\n)*\\r?\\n)([^\\r\\n]*)`, 'gi');
 const FORM_FIELD = new RegExp(`((?:^|[&\\s?;])${SECRET_KEY_SOURCE}=)([^&\\s]*)`, 'gi');
 
 function maskByPattern(content: string): string {

@@ -319,9 +319,9 @@ async function loadFs(): Promise<Fs> {
     const fs = proc.getBuiltinModule('node:fs/promises') as Fs | undefined;
     if (fs) return fs;
   }
-  // The bundler rewrites `import()` in this ESM bundle into a require(); a Function keeps it an import.
-  const dynamicImport = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<Fs>;
-  return dynamicImport('node:fs/promises');
+  // A specifier in a variable: bundlers that build on this bundle leave the import to the host.
+  const specifier = 'node:fs/promises';
+  return (await import(specifier)) as Fs;
 }
 
 function errorCode(error: unknown): string | undefined {
