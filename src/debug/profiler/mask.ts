@@ -77,7 +77,8 @@ function maskPairs(text: string, ends: (c: number) => boolean): string {
 }
 
 function maskUrlPasswords(text: string): string {
-  return text.includes('://') ? text.replace(URL_PASSWORD, (whole, user: string) => `://${user}:${MASK}@`) : text;
+  // Most texts hold a URL (`://`) and no `@`: the pattern runs only when both are there.
+  return text.includes('@') && text.includes('://') ? text.replace(URL_PASSWORD, (_, user: string) => `://${user}:${MASK}@`) : text;
 }
 
 /**
