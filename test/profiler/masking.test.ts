@@ -159,6 +159,8 @@ describe('regressions from the fuzzer', () => {
   test('regression: a cookie with no name (a bare value, as browsers send it) was stored unmasked', () => {
     assert.equal(maskHeader('cookie', 'NAMELESSVAL; a=b'), '***; a=***');
     assert.equal(maskHeader('cookie', 'a=b;; NAMELESS'), 'a=***; ***');
+    // Two Cookie headers joined with a comma: what precedes the comma is no cookie name, and may be a value.
+    assert.equal(maskHeader('cookie', 'SECRETVAL, b=c; =d'), '***; =***');
   });
 
   test('regression: multipart fields named password or api_key without double quotes were stored unmasked', () => {

@@ -13,6 +13,7 @@
  */
 
 import { defineOwn, isSecretKey, MASK, maskToken as sharedMaskToken } from '../../security/mask.ts';
+import { HTTP_TOKEN } from '../../http/cookies.ts';
 import { safeDecode } from '../../http/url-encode.ts';
 import { sameJson } from './profile-json.ts';
 
@@ -247,9 +248,11 @@ export function maskCookieHeader(header: string): string {
     .split(';')
     .map((part) => {
       const eq = part.indexOf('=');
-      // A part without `=` is a cookie with an empty name (browsers send it as the bare value): masked too.
+      // A part without `=` is a cookie with an empty name (browsers send it as the bare value), and a
+      // "name" that is no HTTP token (`a, b` from two joined Cookie headers) may hold a value: both masked whole.
       if (eq < 0) return part.trim() === '' ? '' : MASK;
-      return `${part.slice(0, eq).trim()}=${MASK}`;
+      const name = part.slice(0, eq).trim();
+      return name === '' || HTTP_TOKEN.test(name) ? `${name}=${MASK}` : MASK;
     })
     .filter(Boolean)
     .join('; ');
