@@ -163,6 +163,14 @@ describe('regressions from the fuzzer', () => {
     assert.equal(maskHeader('cookie', 'SECRETVAL, b=c; =d'), '***; =***');
   });
 
+  test('regression: a request cookie "name" that is no HTTP token (`SECRETVAL, b=c`) was stored as it came', async () => {
+    const app = profiledApp({ routes: fixtureRoutes() });
+    const res = await get(app, '/html', { headers: { cookie: 'SECRETVAL, b=c; theme=dark' } });
+    const p = await profileOf(app, res);
+    assert.deepEqual(p.request.cookies, [{ name: '***', value: '***' }, { name: 'theme', value: '***' }]);
+    assert.ok(!JSON.stringify(p).includes('SECRETVAL'));
+  });
+
   test('regression: multipart fields named password or api_key without double quotes were stored unmasked', () => {
     const body = "--B\r\nContent-Disposition: form-data; name=password\r\n\r\nHUNTER2\r\n--B\r\nContent-Disposition: form-data; name='api_key'\r\n\r\nKEYVAL\r\n--B\r\nContent-Disposition: form-data; name=title\r\n\r\nhello\r\n--B--\r\n";
     const masked = maskContent(body, 'multipart/form-data; boundary=B', 10_000);

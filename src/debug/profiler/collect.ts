@@ -5,6 +5,7 @@
 import type { AppServices } from '../../app/services.ts';
 import type { KernelRequest } from '../../http/request.ts';
 import type { HttpResponse } from '../../http/response.ts';
+import { HTTP_TOKEN } from '../../http/cookies.ts';
 import { statusText } from '../../http/status.ts';
 import { classNameOf, exceptionChain, statusOf } from '../../kernel/exceptions.ts';
 import type { Listener, ListenerCall } from '../../kernel/hooks.ts';
@@ -498,7 +499,7 @@ function build(services: AppServices, request: KernelRequest, response: HttpResp
       body: attempt(() => sanitizeBag(request.request), {}),
       attributes: sanitizeFields(bag.keys(), shownAttribute),
       headers: requestHeaders(request),
-      cookies: attempt(() => request.cookies.keys(), [] as string[]).slice(0, 100).map((name) => ({ name: truncate(name, 256), value: MASK })),
+      cookies: attempt(() => request.cookies.keys(), [] as string[]).slice(0, 100).map((name) => ({ name: cookieNameShown(name), value: MASK })),
       contentType: request.contentType,
       content: content.content,
       contentLength: content.length,
@@ -592,4 +593,9 @@ function bound(head: ProfileHead, listeners: { calls: CallList; notCalled: NotCa
   tail.truncated.push('parameters');
   serialize('both');
   return done();
+}
+
+/** A request cookie's name as stored: masked too when it is no HTTP token (`SECRET, b`): it may carry a value. */
+function cookieNameShown(name: string): string {
+  return name === '' || HTTP_TOKEN.test(name) ? truncate(name, 256) : MASK;
 }
