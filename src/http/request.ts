@@ -8,7 +8,7 @@ import {
 } from '../kernel/exceptions.ts';
 import { parseCookieHeader } from './cookies.ts';
 import { headerText, rawUrlEncode, safeDecode } from './url-encode.ts';
-import type { ListenerCall } from '../kernel/hooks.ts';
+import type { Listener, ListenerCall } from '../kernel/hooks.ts';
 import { Logger, type LogStream } from '../log/logger.ts';
 import { LEVELS, type LevelName } from '../log/levels.ts';
 import type { LogRecord } from '../log/record.ts';
@@ -69,6 +69,11 @@ export class KernelRequest {
   readonly startTime: number = now();
   /** Every listener call, in call order (debug mode only; null otherwise). */
   readonly trace: ListenerCall[] | null;
+  /**
+   * kernel.exception listeners registered for this request only, run before the app's table (Symfony's
+   * firewall adds its ExceptionListener to the dispatcher while it handles a request).
+   */
+  exceptionListeners: Listener<'kernel.exception'>[] | null = null;
   private _logger: Logger | undefined;
   private _collected: Record<string, unknown> | undefined;
 

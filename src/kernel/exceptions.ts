@@ -153,7 +153,11 @@ export class MethodNotAllowedException extends FrameworkError {
 
 /** Security (Symfony's Security\Core\Exception namespace). */
 export class AuthenticationException extends FrameworkError {
-  static override readonly className = 'AuthenticationException';
+  static override readonly className: string = 'AuthenticationException';
+}
+/** An AccessDeniedException for a member who is not fully authenticated (anonymous, remember-me). */
+export class InsufficientAuthenticationException extends AuthenticationException {
+  static override readonly className = 'InsufficientAuthenticationException';
 }
 export class AccessDeniedException extends FrameworkError {
   static override readonly className = 'AccessDeniedException';

@@ -138,7 +138,8 @@ export class HttpKernel {
     const event = new ExceptionEvent(request, error);
     let pending: Pending;
     try {
-      pending = this.dispatch('kernel.exception', event, true);
+      const added = request.exceptionListeners;
+      pending = this.dispatch('kernel.exception', event, true, added === null ? undefined : [...added, ...this.hooks['kernel.exception']]);
     } catch (renderError) {
       return lastResortResponse(request, toError(renderError), error);
     }

@@ -1,15 +1,20 @@
 import type { FinishRequestEvent, RequestEvent } from '../kernel/events.ts';
-import { listener } from '../kernel/hooks.ts';
+import { listener, type Listener } from '../kernel/hooks.ts';
 import type { Authenticator } from '../security/authenticator.ts';
 import { LOGOUT_PATH_ATTRIBUTE } from '../security/login.ts';
 import { TOKEN_ATTRIBUTE } from '../security/member.ts';
 import type { FirewallMap } from '../security/firewall-map.ts';
+import { securityExceptionListener } from './security-exception-listener.ts';
+
+/** The usual per-request list, shared: nothing is allocated per request. */
+const SECURITY_EXCEPTION_LISTENERS: Listener<'kernel.exception'>[] = [securityExceptionListener];
 
 /**
  * Symfony's FirewallListener (SecurityBundle), main request only.
  * - configureLogoutUrlGenerator: finds the request's firewall in the map (`_firewall`,
  *   `_firewall_context`) and tells the logout URL generator about it (`logoutUrl(request)`).
- * - onKernelRequest: runs the firewall. `security: false` firewalls do nothing; lazy firewalls defer
+ * - onKernelRequest: runs the firewall. `security: false` firewalls do nothing. Others register the
+ *   security ExceptionListener for this request (security-exception-listener.ts); lazy firewalls defer
  *   authentication for GET and HEAD (alike) until something needs the member — LoginListener::setup
  *   does, before the controller; other methods, and non-lazy firewalls, authenticate now.
  * - onKernelFinishRequest: resets the logout URL generator, and settles a still-deferred
@@ -35,6 +40,8 @@ export class FirewallListener {
     if (!request.isMainRequest) return;
     const firewall = this.authenticator.firewallOf(request);
     if (firewall === null || !firewall.security) return;
+    const added = request.exceptionListeners;
+    request.exceptionListeners = added === null ? SECURITY_EXCEPTION_LISTENERS : [...added, securityExceptionListener];
     const method = request.method;
     if (firewall.lazy && (method === 'GET' || method === 'HEAD')) return;
     return this.authenticator.authenticate(request);

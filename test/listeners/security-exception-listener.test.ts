@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { AccessDeniedException, AuthenticationException, HttpResponse, logIn, signMemberToken, type AppOptions, type RouteDefinition } from '../../src/index.ts';
+import { records, send, testApp } from '../pipeline/harness.ts';
+
+/** Symfony's security ExceptionListener (kernel.exception, registered by the firewall for its requests). */
+const routes: RouteDefinition[] = [
+  { name: 'denied', path: '/denied', controller: () => { throw new AccessDeniedException('Only editors may do this.'); } },
+  { name: 'unauthenticated', path: '/unauthenticated', controller: () => { throw new AuthenticationException('The token has expired.'); } },
+  { name: 'open_denied', path: '/open/denied', controller: () => { throw new AccessDeniedException(); } },
+  { name: 'plain_error', path: '/broken', controller: () => { throw new Error('plain failure'); } },
+  { name: 'login', path: '/login', methods: ['POST'], controller: (r) => { logIn(r, { memberId: '7', irmsToken: 'tok-7', roles: ['ROLE_MEMBER'] }); return HttpResponse.text('in'); } },
+];
+
+const options: AppOptions = {
+  routes,
+  logFormat: 'json',
+  logLevel: 'debug',
+  environment: { APP_SECRET: 'exception-listener-secret' },
+  firewalls: [
+    { name: 'open', pattern: /^\/open\//, security: false },
+    { name: 'main', lazy: true, context: 'main' },
+  ],
+};
+
+async function problem(response: Response) {
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+const json = { accept: 'application/json' };
+
+test('regression: a controller throwing the exported AccessDeniedException got a 500; an anonymous request gets a 401, a member a 403', async () => {
+  for (const env of ['dev', 'prod'] as const) {
+    const { app } = testApp({ ...options, env });
+    const anonymous = await problem(await send(app, '/denied', { headers: json }));
+    assert.equal(anonymous.status, 401, env);
+    if (env === 'dev') {
+      assert.equal(anonymous.body.detail, 'Full authentication is required to access this resource.');
+      assert.equal(anonymous.body.class, 'HttpException');
+    }
+    const token = await signMemberToken(app, { memberId: '7', roles: ['ROLE_MEMBER'] });
+    const member = await problem(await send(app, '/denied', { headers: { ...json, authorization: `Bearer ${token}` } }));
+    assert.equal(member.status, 403, env);
+    if (env === 'dev') {
+      assert.equal(member.body.detail, 'Only editors may do this.');
+      assert.equal(member.body.class, 'AccessDeniedHttpException');
+    }
+  }
+});
+
+test('regression: a thrown AuthenticationException got a 500; it is a 401 with its message, logged as Symfony logs it', async () => {
+  const { app, lines } = testApp(options);
+  const { status, body } = await problem(await send(app, '/unauthenticated', { headers: json }));
+  assert.equal(status, 401);
+  assert.equal(body.detail, 'The token has expired.');
+  const security = records(lines).filter((r) => r.channel === 'security');
+  assert.deepEqual(security.map((r) => [r.level_name, r.message]), [
+    ['INFO', 'An AuthenticationException was thrown; redirecting to authentication entry point.'],
+    ['NOTICE', 'No Authentication entry point configured, returning a 401 HTTP response. Configure "entry_point" on the firewall "main" if you want to modify the response.'],
+  ]);
+  const uncaught = records(lines).find((r) => r.message.startsWith('Uncaught Exception'))!;
+  assert.equal(uncaught.level_name, 'ERROR');
+  assert.match(uncaught.message, /^Uncaught Exception HttpException: "The token has expired\."/);
+});
+
+test('the chain the error page shows: HttpException ← InsufficientAuthenticationException ← AccessDeniedException', async () => {
+  const { app } = testApp(options);
+  const page = await (await send(app, '/denied')).text();
+  const order = ['HttpException', 'InsufficientAuthenticationException', 'AccessDeniedException'].map((name) => page.indexOf(`>${name}<`));
+  assert.ok(order.every((at) => at > 0), JSON.stringify(order));
+});
+
+test('only firewalls with security register it: under `security: false` the exception stays a 500, as in Symfony', async () => {
+  const { app } = testApp(options);
+  assert.equal((await send(app, '/open/denied', { headers: json })).status, 500);
+});
+
+test('debug: it is called first in kernel.exception when the firewall ran, and absent when routing failed before the firewall', async () => {
+  const { app } = testApp(options);
+  const calls = async (path: string) => {
+    let seen: string[] = [];
+    const spy = testApp({
+      ...options,
+      listeners: [{ hook: 'kernel.exception', listener: { id: 'Spy::onKernelException', role: 'spy', call: (event) => void (seen = (event.request.trace ?? []).filter((c) => c.hook === 'kernel.exception').map((c) => c.listener)) }, placement: { before: 'ErrorListener::onKernelException' } }],
+    });
+    await send(spy.app, path);
+    return seen;
+  };
+  assert.equal((await calls('/broken'))[0], 'ExceptionListener::onKernelException');
+  assert.ok(!(await calls('/nowhere')).includes('ExceptionListener::onKernelException'));
+  assert.ok(!(await calls('/open/denied')).includes('ExceptionListener::onKernelException'));
+});
