@@ -52,15 +52,27 @@ export interface AppConfig {
 
 export type Env = Record<string, string | undefined>;
 
+/**
+ * The process environment. On Deno each variable is read on its own, and one the process may not read
+ * (no `--allow-env`, or not in its list) reads as unset: the app starts with its options and defaults
+ * instead of failing on the first variable it looks at.
+ */
 function readEnvironment(): Env {
-  const proc = (globalThis as { process?: { env?: Env } }).process;
-  if (proc?.env) return proc.env;
-  const deno = (globalThis as { Deno?: { env?: { toObject(): Env } } }).Deno;
-  try {
-    return deno?.env?.toObject() ?? {};
-  } catch {
-    return {};
+  const deno = (globalThis as { Deno?: { env?: { get(name: string): string | undefined } } }).Deno;
+  const denoEnv = deno?.env;
+  if (denoEnv) {
+    return new Proxy({} as Env, {
+      get(_, name) {
+        if (typeof name !== 'string') return undefined;
+        try {
+          return denoEnv.get(name);
+        } catch {
+          return undefined;
+        }
+      },
+    });
   }
+  return (globalThis as { process?: { env?: Env } }).process?.env ?? {};
 }
 
 function bool(name: string, value: string | undefined, fallback: boolean): boolean {
