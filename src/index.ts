@@ -1,5 +1,5 @@
 /** irms-web: a Symfony-5-style HttpKernel on the Fetch API. */
-export { createApp, type App, type AppOptions, type ListenerRegistration, type HandledRequest } from './app/create-app.ts';
+export { createApp, type App, type AppOptions, type ListenerRegistration, type AnyListenerRegistration, type HandledRequest } from './app/create-app.ts';
 export { loadConfig, type AppConfig } from './app/config.ts';
 export { HttpKernel } from './kernel/kernel.ts';
 export * from './kernel/events.ts';

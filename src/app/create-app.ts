@@ -1,3 +1,4 @@
+import { assertOptionNames } from './route-option-names.ts';
 import { HttpKernel, type MaybePromise } from '../kernel/kernel.ts';
 import type { HookName } from '../kernel/events.ts';
 import { insertListener, type Listener, type Placement } from '../kernel/hooks.ts';
@@ -23,10 +24,14 @@ export interface ListenerRegistration<H extends HookName = HookName> {
   placement?: Placement;
 }
 
+/** A registration for any one hook, its listener typed by that hook (a union, one member per hook). */
+export type AnyListenerRegistration = { [H in HookName]: ListenerRegistration<H> }[HookName];
+
 export interface AppOptions extends Partial<AppConfig>, PipelineOptions {
   /** The application's routes, matched after the profiler's (debug) in table order. */
   routes?: RouteDefinition[];
-  listeners?: ListenerRegistration[];
+  /** Each entry's `hook` types its listener's event: `{ hook: 'kernel.response', listener: { …, call(event) {…} } }`. */
+  listeners?: AnyListenerRegistration[];
   /** Environment to read configuration from (default: the process environment). */
   environment?: Env;
   /** Where log lines go (default: stderr). */
@@ -71,10 +76,14 @@ export function createApp(options: AppOptions = {}): App {
   const logStream = new LogStream(logSink ?? stderrSink(), config.logLevel, config.logFormat);
   const profiler = config.debug ? Profiler.fromDsn(config.profilerDsn) : undefined;
   const router = new Router([...(config.debug ? profilerRoutes(() => services) : []), ...routes]);
+  for (const route of routes) assertOptionNames(route);
   const services: AppServices = { config, router, logStream, profiler, ...pipelineServices(config, { sessionStore, firewalls, verifyBearerToken, localeAware, renderTemplate }) };
 
   const hooks = buildHookTable(services);
-  for (const { hook, listener, placement } of listeners) insertListener(hooks[hook] as Listener[], listener as Listener, placement);
+  for (const { hook, listener, placement } of listeners) {
+    if (!Object.hasOwn(hooks, hook)) throw new Error(`Unknown hook ${JSON.stringify(hook)} for listener ${JSON.stringify(listener?.id)}: the hooks are ${Object.keys(hooks).join(', ')}.`);
+    insertListener(hooks[hook] as Listener[], listener as Listener, placement);
+  }
   const plan = config.debug || listeners.length > 0 ? null : controllerPlan(router, hooks);
   const kernel = new HttpKernel(hooks, config.debug, plan);
   services.kernel = kernel;

@@ -6,12 +6,35 @@
  * case-sensitive and the trailing-slash policy is the router's, not path-to-regexp's). Requirements are
  * compiled here too, as `^(?:req)$`; nothing is compiled per request.
  */
+import type { CacheOptions } from '../listeners/http-cache-listener.ts';
+import type { IsGrantedOption } from '../listeners/is-granted-listener.ts';
+import type { ConverterSpec } from '../listeners/param-converter-listener.ts';
+import type { SecurityOption } from '../listeners/security-listener.ts';
+import type { TemplateOption } from '../listeners/template-listener.ts';
 import { DEFAULT_METHODS } from '../http/methods.ts';
 import { compile, parse, pathToRegexp, type Key, type Token } from 'path-to-regexp';
 import type { Controller } from '../kernel/events.ts';
 
 /** Free-form route options; other parts read e.g. cache, template, converters, security, isGranted, requiresLogin, stateless. */
+/**
+ * Route options. The named ones are the "annotations" the built-in listeners act on (README, "Route
+ * options"); any other key is kept for the application's own listeners (`_route_options`).
+ */
 export interface RouteOptions {
+  /** 401 for anonymous requests, or a redirect to LOGIN_PATH for HTML clients. */
+  requiresLogin?: boolean;
+  /** The route uses no session: starting one is an error in debug mode, a warning otherwise. */
+  stateless?: boolean;
+  /** HTTP cache headers and conditional 304s (Sensio's @Cache). */
+  cache?: CacheOptions;
+  /** The controller returns data; kernel.view renders it (Sensio's @Template). */
+  template?: TemplateOption;
+  /** Typed route parameters, per variable (Sensio's @ParamConverter); 404 when conversion fails. */
+  converters?: Record<string, ConverterSpec>;
+  /** A predicate on the request and member (Sensio's @Security): 403, or 401 for anonymous requests. */
+  security?: SecurityOption;
+  /** Roles the member must have (Sensio's @IsGranted). */
+  isGranted?: IsGrantedOption;
   [key: string]: unknown;
 }
 
@@ -44,6 +67,9 @@ export interface CompiledRoute {
   /** True when the path has no variables and no optional groups (matched by string equality). */
   readonly isStatic: boolean;
 }
+
+/** `{name}` with nothing but a name inside: no optional group of path-to-regexp looks like that. */
+const SYMFONY_PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/;
 
 /** The keys a RouteDefinition may have. */
 const DEFINITION_KEYS: ReadonlySet<string> = new Set(['name', 'path', 'methods', 'controller', 'defaults', 'requirements', 'options']);
@@ -166,6 +192,12 @@ export class CompiledRouteImpl implements CompiledRoute {
     this.anyMethod = methods.length === 0;
     this.allowsGet = this.anyMethod || methods.includes('GET');
 
+    // `{id}` is a Symfony placeholder, but an optional literal "id" in path-to-regexp 8: refused, not misread.
+    const symfonyPlaceholder = SYMFONY_PLACEHOLDER.exec(path);
+    if (symfonyPlaceholder) {
+      const variable = symfonyPlaceholder[1]!;
+      throw new Error(`Invalid path "${path}" for route "${name}": "{${variable}}" is Symfony's placeholder syntax; here a variable is ":${variable}" ("{…}" marks an optional part, e.g. "{/:${variable}}").`);
+    }
     let tokens: Token[];
     let regexp: RegExp;
     let keys: Key[];

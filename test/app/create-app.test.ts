@@ -1,7 +1,7 @@
 // createApp's adapter entry: what a host gets back from app.handle().
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createApp } from '../../src/app/create-app.ts';
+import { createApp, type AppOptions } from '../../src/app/create-app.ts';
 import { HttpResponse } from '../../src/http/response.ts';
 import { source } from '../support/request.ts';
 import { listener, type Listener } from '../../src/kernel/hooks.ts';
@@ -106,4 +106,19 @@ test('regression: fetchSource, which the README names as the way from a Fetch Re
   const handled = await app.handle(lib.fetchSource(new Request('http://example.test/members/7?page=2', { headers: { accept: 'application/json' } })));
   assert.equal(handled.response.status, 200);
   assert.deepEqual(JSON.parse(handled.response.bodyText() ?? ''), { id: '7', page: '2' });
+});
+
+test('regression: a typo inside options (requireLogin) left the route open; near misses of known options are refused', () => {
+  const route = (options: Record<string, unknown>) => ({ name: 'private', path: '/private', controller: () => HttpResponse.text('secret'), options });
+  for (const [key, meant] of [['requireLogin', 'requiresLogin'], ['isgranted', 'isGranted'], ['converter', 'converters'], ['Cache', 'cache']]) {
+    assert.throws(() => createApp({ env: 'prod', logSink: () => {}, routes: [route({ [key!]: true })] }), { message: `Unknown option "${key}" in route "private": did you mean "${meant}"?` });
+  }
+  // The application's own options, far from the known ones, stay allowed for its listeners.
+  const app = createApp({ env: 'prod', logSink: () => {}, routes: [route({ requiresLogin: true, auditTrail: 'orders', rateLimit: 10 })] });
+  assert.deepEqual(Object.keys(app.router.get('private')!.options), ['requiresLogin', 'auditTrail', 'rateLimit']);
+});
+
+test('regression: a listener for an unknown hook (kernel.responze) failed with "Cannot read properties of undefined"; it names the hook', () => {
+  const listeners = [{ hook: 'kernel.responze', listener: { id: 'App::x', role: 'r', call: () => {} } }] as unknown as AppOptions['listeners'];
+  assert.throws(() => createApp({ env: 'prod', logSink: () => {}, listeners }), /^Error: Unknown hook "kernel\.responze" for listener "App::x": the hooks are kernel\.request, /);
 });

@@ -60,6 +60,21 @@ test('regression: the package shipped no type declarations, so a strict consumer
   }
 });
 
+test('regression: an inline listener got the union of every event (TS2339 on event.response), route options were untyped', () => {
+  const inline = [
+    "import { createApp, HttpResponse } from 'irms-web';",
+    'createApp({',
+    "  routes: [{ name: 'page', path: '/page/:name', controller: (r) => ({ name: r.attributes.get('name') }),",
+    "    options: { template: (data) => `<h1>${String(data.name)}</h1>`, cache: { maxAge: 60, public: true }, requiresLogin: true } }],",
+    "  listeners: [{ hook: 'kernel.response', listener: { id: 'App::addHeader', role: 'adds a header', call(event) { event.response.headers.set('x-app', '1'); } } }],",
+    '});',
+    'void HttpResponse;',
+    'export {};',
+  ].join('\n');
+  const { ok, output } = compile({ 'inline.ts': inline }, 'nodenext');
+  assert.ok(ok, output);
+});
+
 test('the declarations are the real types, not any: misuse is a compile error', () => {
   const { ok, output } = compile(
     {
@@ -69,6 +84,8 @@ test('the declarations are the real types, not any: misuse is a compile error', 
         'const app = createApp({ routes: [{ name: 1, path: "/a", controller: () => HttpResponse.text("a") }] });',
         'const answer: string = app.fetch(new Request("http://localhost/a"));',
         'serve(app, { port: "8000" });',
+        'createApp({ routes: [{ name: "c", path: "/c", controller: () => HttpResponse.text("c"), options: { cache: { maxage: 60 } } }] });',
+        'createApp({ listeners: [{ hook: "kernel.request", listener: { id: "A::b", role: "r", call(event) { event.response.headers.set("x", "1"); } } }] });',
         'export {};',
       ].join('\n'),
     },
@@ -78,4 +95,6 @@ test('the declarations are the real types, not any: misuse is a compile error', 
   assert.match(output, /misuse\.ts\(3,\d+\): error TS2322: Type 'number' is not assignable to type 'string'/);
   assert.match(output, /misuse\.ts\(4,7\): error TS2322: Type 'Promise<Response>' is not assignable to type 'string'/);
   assert.match(output, /misuse\.ts\(5,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/);
+  assert.match(output, /misuse\.ts\(6,\d+\): error TS2561: Object literal may only specify known properties, but 'maxage' does not exist in type 'CacheOptions'\. Did you mean to write 'maxAge'\?/);
+  assert.match(output, /misuse\.ts\(7,\d+\): error TS18047: 'event\.response' is possibly 'null'/);
 });

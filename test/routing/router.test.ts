@@ -18,6 +18,14 @@ describe('construction', () => {
     }
   });
 
+  test('regression: a Symfony-style path /members/{id} was read as an optional literal "id" (404 on /members/7); it is refused with the right syntax', () => {
+    assert.throws(() => new Router([route('member', '/members/{id}')]), {
+      message: 'Invalid path "/members/{id}" for route "member": "{id}" is Symfony\'s placeholder syntax; here a variable is ":id" ("{…}" marks an optional part, e.g. "{/:id}").',
+    });
+    // Optional parts of path-to-regexp still work.
+    assert.deepEqual(new Router([route('page', '/blog{/:page}')]).get('page')!.variables, ['page']);
+  });
+
   test('invalid requirements throw at construction', () => {
     assert.throws(() => new Router([route('r', '/r/:id', undefined, { requirements: { id: '(' } })]), /Invalid requirement for parameter "id" of route "r"/);
   });
@@ -31,7 +39,7 @@ describe('construction', () => {
   });
 
   test('routes, get() and the compiled shape', () => {
-    const defs = [route('a', '/a', ['get']), route('b', '/b/:id{/:x}', undefined, { defaults: { x: '1' }, options: { cache: 60 } })];
+    const defs = [route('a', '/a', ['get']), route('b', '/b/:id{/:x}', undefined, { defaults: { x: '1' }, options: { cache: { maxAge: 60 } } })];
     const r = new Router(defs);
     assert.deepEqual(r.routes.map((x) => x.name), ['a', 'b']);
     const b = r.get('b')!;
@@ -41,7 +49,7 @@ describe('construction', () => {
     assert.equal(b.definition, defs[1]);
     assert.equal(b.controller, controller);
     assert.deepEqual(b.variables, ['id', 'x']);
-    assert.deepEqual(b.options, { cache: 60 });
+    assert.deepEqual(b.options, { cache: { maxAge: 60 } });
     assert.equal(b.isStatic, false);
     assert.equal(r.get('a')!.isStatic, true);
     assert.deepEqual(r.get('a')!.methods, ['GET']);
