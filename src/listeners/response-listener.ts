@@ -103,9 +103,17 @@ export class ResponseListener {
     if (headers.has('set-cookie') && request.isSecure()) {
       const cookies = headers.getSetCookies();
       headers.delete('set-cookie');
-      for (const line of cookies) headers.append('set-cookie', SECURE_ATTRIBUTE.test(line) ? line : `${line}; secure`);
+      for (const line of cookies) headers.append('set-cookie', SECURE_ATTRIBUTE.test(line) ? line : withSecure(line));
     }
   });
+}
+
+/** Where Symfony's Cookie writes `secure`: before `httponly` and `samesite`, else at the end. */
+const AFTER_SECURE = /;\s*(?:httponly|samesite=)/i;
+
+function withSecure(line: string): string {
+  const at = line.search(AFTER_SECURE);
+  return at < 0 ? `${line}; secure` : `${line.slice(0, at)}; secure${line.slice(at)}`;
 }
 
 const encoder = new TextEncoder();

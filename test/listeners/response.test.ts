@@ -124,3 +124,24 @@ test('cookies of HTTPS requests are marked secure', async () => {
   assert.match((await send(app, 'https://localhost/cookie')).headers.getSetCookie()[0], /; secure/);
   assert.doesNotMatch((await send(app, 'http://localhost/cookie')).headers.getSetCookie()[0], /secure/);
 });
+
+test('regression: the secure flag added for HTTPS came after httponly; it is written where Symfony\'s Cookie writes it', async () => {
+  const { app } = testApp({
+    routes: [
+      { name: 'flags', path: '/flags', controller: () => {
+        const r = HttpResponse.text('ok');
+        r.headers.append('set-cookie', 'a=1; path=/; httponly; samesite=lax');
+        r.headers.append('set-cookie', 'b=2; path=/; samesite=strict');
+        r.headers.append('set-cookie', 'c=3; path=/');
+        r.headers.append('set-cookie', 'd=4; path=/; Secure; HttpOnly');
+        return r;
+      } },
+    ],
+  });
+  assert.deepEqual((await send(app, 'https://localhost/flags')).headers.getSetCookie(), [
+    'a=1; path=/; secure; httponly; samesite=lax',
+    'b=2; path=/; secure; samesite=strict',
+    'c=3; path=/; secure',
+    'd=4; path=/; Secure; HttpOnly',
+  ]);
+});
