@@ -1,7 +1,8 @@
+import { ANNOTATION_ATTRIBUTES } from '../listeners/controller-listener.ts';
 import type { RouteDefinition } from '../routing/route.ts';
 
-/** The route options the built-in listeners read (README, "Route options"). */
-const KNOWN_OPTIONS = ['requiresLogin', 'stateless', 'cache', 'template', 'converters', 'security', 'isGranted'] as const;
+/** The route options the built-in listeners read: LoginListener's, and the ones ControllerListener turns into attributes. */
+const KNOWN_OPTIONS: readonly string[] = ['requiresLogin', ...Object.keys(ANNOTATION_ATTRIBUTES)];
 
 /**
  * Refuses a route option that is a near miss of a known one (`requireLogin`, `isgranted`, `converter`):
@@ -12,7 +13,7 @@ export function assertOptionNames(route: RouteDefinition): void {
   const options = route.options;
   if (!options || typeof options !== 'object') return;
   for (const key of Object.keys(options)) {
-    if ((KNOWN_OPTIONS as readonly string[]).includes(key)) continue;
+    if (KNOWN_OPTIONS.includes(key)) continue;
     const meant = KNOWN_OPTIONS.find((known) => nearMiss(key, known));
     if (meant !== undefined) throw new Error(`Unknown option "${key}" in route "${route.name}": did you mean "${meant}"?`);
   }

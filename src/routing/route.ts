@@ -15,7 +15,6 @@ import { DEFAULT_METHODS } from '../http/methods.ts';
 import { compile, parse, pathToRegexp, type Key, type Token } from 'path-to-regexp';
 import type { Controller } from '../kernel/events.ts';
 
-/** Free-form route options; other parts read e.g. cache, template, converters, security, isGranted, requiresLogin, stateless. */
 /**
  * Route options. The named ones are the "annotations" the built-in listeners act on (README, "Route
  * options"); any other key is kept for the application's own listeners (`_route_options`).
