@@ -1,5 +1,6 @@
 import type { ResponseEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
+import type { ResponseHeaders } from '../http/response.ts';
 import { computedCacheControl, DEFAULT_CACHE_CONTROL, parseCacheControl } from './cache-control.ts';
 
 /** MIME types for the `_format` request attribute (Symfony's Request::$formats, first entries). */
@@ -22,7 +23,6 @@ export const STREAMED_ATTRIBUTE = '_streamed_response';
 
 const TEXT_TYPE = /^\s*text\//i;
 const CHARSET = /;\s*charset=/i;
-const EXPLICIT_SCOPE = /\b(?:public|private|s-maxage)\b/i;
 const SECURE_ATTRIBUTE = /;\s*secure\s*(?:;|$)/i;
 const CHECKED_TYPES_KEPT = 64;
 
@@ -32,7 +32,9 @@ const CHECKED_TYPES_KEPT = 64;
  *   `; charset=UTF-8`;
  * - Cache-Control: responses without one get Symfony's computed default (`no-cache, private`, or
  *   `private, must-revalidate` with Last-Modified/Expires); one without public/private/s-maxage gets
- *   `private`; a 301 keeps none (Symfony's RedirectResponse drops it for permanent redirects);
+ *   `private`; directives set by the app are rendered sorted; a 301 keeps none (Symfony's
+ *   RedirectResponse drops it for permanent redirects); an HTTP/1.0 client of a `no-cache` answer also
+ *   gets `Pragma: no-cache` and `Expires: -1`;
  * - 1xx/204/304: no body, no Content-Type/Content-Length; HEAD: empty body, GET's headers kept (a
  *   stream body is cancelled, not read);
  * - Transfer-Encoding removes Content-Length; cookies of an HTTPS request are marked `secure`;
@@ -90,15 +92,22 @@ export class ResponseListener {
     }
 
     const cacheControl = headers.get('cache-control');
+    let defaultCacheControl = false;
     if (cacheControl === null) {
       if (response.status !== 301) {
+        defaultCacheControl = true;
         headers.set('cache-control', headers.has('last-modified') || headers.has('expires') ? 'private, must-revalidate' : 'no-cache, private');
         // Only the cache option and the session rewrite Cache-Control later: they need to know it is a default.
         if (request.sessionIfCreated !== null || request.attributes.has('_cache')) request.attributes.set(DEFAULT_CACHE_CONTROL, true);
       }
-    } else if (!EXPLICIT_SCOPE.test(cacheControl)) {
-      headers.set('cache-control', computedCacheControl(parseCacheControl(cacheControl), false));
+    } else {
+      // ResponseHeaderBag keeps the directives an app sets and renders them sorted (`public, max-age=60`
+      // is sent as `max-age=60, public`).
+      const computed = computedCacheControl(parseCacheControl(cacheControl), headers.has('last-modified') || headers.has('expires'));
+      if (computed !== cacheControl) headers.set('cache-control', computed);
     }
+
+    if (request.source.protocol === 'HTTP/1.0') addHttp10CacheHeaders(headers, defaultCacheControl);
 
     if (headers.has('set-cookie') && request.isSecure()) {
       const cookies = headers.getSetCookies();
@@ -106,6 +115,19 @@ export class ResponseListener {
       for (const line of cookies) headers.append('set-cookie', SECURE_ATTRIBUTE.test(line) ? line : withSecure(line));
     }
   });
+}
+
+/**
+ * Response::prepare for an HTTP/1.0 client, which may not know Cache-Control: `no-cache` is repeated as
+ * `Pragma: no-cache` and `Expires: -1`. Setting Expires makes ResponseHeaderBag recompute a computed
+ * default (no directive set by the app) as `private, must-revalidate`.
+ */
+function addHttp10CacheHeaders(headers: ResponseHeaders, defaultCacheControl: boolean): void {
+  const cacheControl = headers.get('cache-control');
+  if (cacheControl === null || !cacheControl.includes('no-cache')) return;
+  headers.set('pragma', 'no-cache');
+  headers.set('expires', '-1');
+  if (defaultCacheControl) headers.set('cache-control', 'private, must-revalidate');
 }
 
 /** Where Symfony's Cookie writes `secure`: before `httponly` and `samesite`, else at the end. */

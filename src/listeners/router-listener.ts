@@ -35,6 +35,15 @@ function routeParameters(params: Record<string, unknown>, route: string, control
   return out;
 }
 
+/** A redirect's `route_parameters`: the redirect's own first, then the matched route's it does not replace. */
+function redirectRouteParameters(redirect: Record<string, unknown>, params: Record<string, unknown>, route: string): Record<string, unknown> {
+  const out: Record<string, unknown> = { _controller: controllerName(urlRedirectAction) };
+  for (const key of Object.keys(redirect)) out[key] = redirect[key];
+  out._route = route;
+  for (const key of Object.keys(params)) if (!Object.hasOwn(out, key)) out[key] = params[key];
+  return out;
+}
+
 /**
  * Symfony's RouterListener: matches the request, fills the route attributes and logs the match; a miss
  * becomes a NotFoundHttpException / MethodNotAllowedHttpException with Symfony's exact messages.
@@ -62,22 +71,20 @@ export class RouterListener {
     }
 
     const { route, params } = match;
-    const controller = match.redirectPath !== undefined ? redirectController(match.redirectPath) : route.definition.controller;
+    const redirect = match.redirectPath !== undefined ? redirectParameters(request, match.redirectPath) : null;
+    const controller = redirect !== null ? urlRedirectAction : route.definition.controller;
     const attributes = request.attributes;
     for (const key of Object.keys(params)) attributes.set(key, params[key]);
     attributes.set('_route', route.name);
     attributes.set('_controller', controller);
     attributes.set('_route_params', params);
     attributes.set('_route_options', route.definition.options ?? {});
-    if (match.redirectPath !== undefined) {
-      attributes.set('path', match.redirectPath);
-      attributes.set('permanent', true);
-    }
+    if (redirect !== null) for (const key of Object.keys(redirect)) attributes.set(key, redirect[key]);
 
     if (request.logs('info')) {
       request.logger.info('request', 'Matched route "{route}".', {
         route: route.name,
-        route_parameters: routeParameters(params, route.name, controller),
+        route_parameters: redirect !== null ? redirectRouteParameters(redirect, params, route.name) : routeParameters(params, route.name, controller),
         // Secret query parameters masked as the profiler stores the URL (`?password=***&q=1&token=***`).
         request_uri: maskQuerySecrets(request.getUri()),
         method,
@@ -163,16 +170,27 @@ function encodeLocationChar(c: string): string {
 }
 
 /**
- * The trailing-slash redirect (FrameworkBundle's RedirectController::urlRedirectAction): 301 to the
- * toggled path on the same host, raw query kept. The router never hands out a path starting with `//`
- * or `/\`; with an empty host the Location stays path-only, so it can never name another origin.
+ * What RedirectableUrlMatcher lays over the matched route's parameters for a trailing-slash redirect:
+ * the toggled raw path, permanent, no scheme change and the routing context's ports (RequestContext
+ * takes the request's port for its own scheme, the default for the other).
  */
-function redirectController(path: string) {
-  return function urlRedirectAction(request: KernelRequest): HttpResponse {
-    const host = request.getHost();
-    const qs = request.queryString;
-    const location = (host ? request.getSchemeAndHttpHost() : '') + path + (qs ? `?${qs}` : '');
-    const response = HttpResponse.redirect(location.replace(UNSAFE_LOCATION_CHAR, encodeLocationChar), 301);
-    return response;
-  };
+function redirectParameters(request: KernelRequest, path: string): Record<string, unknown> {
+  const secure = request.isSecure();
+  const port = request.getPort();
+  return { path, permanent: true, scheme: null, httpPort: secure ? 80 : port, httpsPort: secure ? port : 443 };
 }
+
+/**
+ * The trailing-slash redirect (FrameworkBundle's RedirectController::urlRedirectAction): 301 to the
+ * toggled path (the `path` attribute) on the same host, raw query kept. The router never hands out a
+ * path starting with `//` or `/\`; with an empty host the Location stays path-only, so it can never
+ * name another origin.
+ */
+function urlRedirectAction(request: KernelRequest): HttpResponse {
+  const host = request.getHost();
+  const qs = request.queryString;
+  const location = (host ? request.getSchemeAndHttpHost() : '') + String(request.attributes.get('path')) + (qs ? `?${qs}` : '');
+  return HttpResponse.redirect(location.replace(UNSAFE_LOCATION_CHAR, encodeLocationChar), 301);
+}
+// Named as Symfony's logs and profiles name it.
+Object.defineProperty(urlRedirectAction, 'name', { value: 'Symfony\\Bundle\\FrameworkBundle\\Controller\\RedirectController::urlRedirectAction' });

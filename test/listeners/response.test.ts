@@ -145,3 +145,47 @@ test('regression: the secure flag added for HTTPS came after httponly; it is wri
     'd=4; path=/; Secure; HttpOnly',
   ]);
 });
+
+test('regression: Cache-Control an app set with public or private kept its order; ResponseHeaderBag renders directives sorted', async () => {
+  const { app } = testApp({
+    routes: [
+      { name: 'shared', path: '/shared', controller: () => HttpResponse.text('x', 200, { 'cache-control': 'public, max-age=60' }) },
+      { name: 'personal', path: '/personal', controller: () => HttpResponse.text('x', 200, { 'cache-control': 'private, no-store, Must-Revalidate' }) },
+      { name: 'sorted', path: '/sorted', controller: () => HttpResponse.text('x', 200, { 'cache-control': 'max-age=10, public' }) },
+    ],
+  });
+  assert.equal((await send(app, '/shared')).headers.get('cache-control'), 'max-age=60, public');
+  assert.equal((await send(app, '/personal')).headers.get('cache-control'), 'must-revalidate, no-store, private');
+  assert.equal((await send(app, '/sorted')).headers.get('cache-control'), 'max-age=10, public');
+});
+
+test('regression: an HTTP/1.0 client of a no-cache response got no Pragma or Expires (Response::prepare adds both)', async () => {
+  const { app } = testApp({
+    routes: [
+      ...routes,
+      { name: 'no_cache', path: '/no-cache', controller: () => HttpResponse.text('x', 200, { 'cache-control': 'no-cache' }) },
+    ],
+  });
+  const http10 = (path: string) => Promise.resolve(app.fetch(new Request(`http://localhost${path}`), { protocol: 'HTTP/1.0' }));
+
+  // The computed default is recomputed once Expires is set, as ResponseHeaderBag does.
+  const byDefault = await http10('/bare');
+  assert.equal(byDefault.headers.get('pragma'), 'no-cache');
+  assert.equal(byDefault.headers.get('expires'), '-1');
+  assert.equal(byDefault.headers.get('cache-control'), 'private, must-revalidate');
+
+  const explicit = await http10('/no-cache');
+  assert.equal(explicit.headers.get('pragma'), 'no-cache');
+  assert.equal(explicit.headers.get('expires'), '-1');
+  assert.equal(explicit.headers.get('cache-control'), 'no-cache, private');
+
+  const cacheable = await http10('/max-age');
+  assert.equal(cacheable.headers.get('pragma'), null);
+  assert.equal(cacheable.headers.get('expires'), null);
+  assert.equal(cacheable.headers.get('cache-control'), 'max-age=60, private');
+
+  const http11 = await send(app, '/bare');
+  assert.equal(http11.headers.get('pragma'), null);
+  assert.equal(http11.headers.get('expires'), null);
+  assert.equal(http11.headers.get('cache-control'), 'no-cache, private');
+});

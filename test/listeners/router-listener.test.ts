@@ -128,3 +128,31 @@ test('regression: a secret in the Referer\'s query string reached the 404 messag
   assert.ok(!(await r.text()).includes('REFSECRET42'));
   assert.ok(!lines.some((l) => l.includes('REFSECRET42')), 'not logged');
 });
+
+test('regression: the trailing-slash redirect\'s "Matched route" lacked path, permanent, scheme and the ports RedirectableUrlMatcher lays over the route', async () => {
+  const { app, lines } = testApp({
+    logFormat: 'json',
+    logLevel: 'info',
+    routes: [{ name: 'team', path: '/teams/:path/', methods: ['GET'], controller: () => HttpResponse.text('team') }],
+  });
+  const response = await send(app, 'http://localhost:8080/teams/blue?x=1');
+  assert.equal(response.status, 301);
+  assert.equal(response.headers.get('location'), 'http://localhost:8080/teams/blue/?x=1', 'the redirect\'s path wins over a route variable of the same name');
+  const record = matchedRoute(lines)!;
+  assert.equal(record.message, 'Matched route "team".');
+  assert.deepEqual(Object.entries(record.context.route_parameters as object), [
+    ['_controller', 'Symfony\\Bundle\\FrameworkBundle\\Controller\\RedirectController::urlRedirectAction'],
+    ['path', '/teams/blue/'],
+    ['permanent', true],
+    ['scheme', null],
+    ['httpPort', 8080],
+    ['httpsPort', 443],
+    ['_route', 'team'],
+  ]);
+
+  const secure = testApp({ logFormat: 'json', logLevel: 'info', routes: [{ name: 'dir', path: '/dir/', methods: ['GET'], controller: () => HttpResponse.text('dir') }] });
+  await send(secure.app, 'https://localhost:8443/dir');
+  const ports = matchedRoute(secure.lines)!.context.route_parameters as Record<string, unknown>;
+  assert.equal(ports.httpPort, 80);
+  assert.equal(ports.httpsPort, 8443);
+});

@@ -442,6 +442,19 @@ describe('node adapter: responses', { timeout: 10_000 }, () => {
     await within(cancelled.promise, 1000, 'the HEAD stream to be cancelled');
   });
 
+  test('an HTTP/1.0 request reaches the kernel as HTTP/1.0: its no-cache answer carries Pragma and Expires', async () => {
+    const app = createApp({ env: 'prod', debug: false, logSink: () => {}, environment: {}, routes: [{ name: 'page', path: '/page', methods: ['GET'], controller: () => HttpResponse.text('p') }] });
+    const server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false });
+    servers.push(server);
+    const http10 = await raw(server.port, 'GET /page HTTP/1.0\r\nHost: x\r\n\r\n');
+    assert.match(http10.data, /\r\npragma: no-cache\r\n/i);
+    assert.match(http10.data, /\r\nexpires: -1\r\n/i);
+    assert.match(http10.data, /\r\ncache-control: private, must-revalidate\r\n/i);
+    const http11 = await raw(server.port, 'GET /page HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    assert.match(http11.data, /\r\ncache-control: no-cache, private\r\n/i);
+    assert.doesNotMatch(http11.data, /pragma:/i);
+  });
+
   test('regression: HEAD on Node answered Content-Length 0 instead of the GET length', async () => {
     // Through the kernel: its ResponseListener empties a HEAD body (Symfony's Response::prepare) and
     // declares GET's length; the adapter used to replace that with the length of the emptied body.
