@@ -4,7 +4,7 @@
  * Configuration comes from the environment through `createApp()` (HOST, PORT, APP_ENV, APP_DEBUG,
  * the timeouts and the shutdown deadline, CONTRACT §2). One line goes to stderr once listening; with
  * debug on and a non-loopback HOST, a WARNING line follows. SIGTERM/SIGINT drain in-flight requests
- * within SHUTDOWN_DEADLINE_MS, then the process exits 0 (see `serve()` in ./node.ts).
+ * within SHUTDOWN_DEADLINE_MS, then the process exits 0 (see `serve()` in ./node/serve.ts).
  */
 import { createApp } from '../app/create-app.ts';
 import { isLoopback, listeningLine, publicDebugWarning } from './listen-address.ts';

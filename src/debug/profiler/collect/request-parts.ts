@@ -1,0 +1,97 @@
+/**
+ * The parts of a profile read from the request that masking must see first: headers (the last set
+ * that masking left unchanged is remembered), body, session and security token. Each is masked here,
+ * before it reaches a store.
+ */
+import type { KernelRequest } from '../../../http/request.ts';
+import { maskContent, maskHeaders, maskToken, sanitize, sanitizeRecord } from '../mask.ts';
+import type { Profile } from '../profile.ts';
+import { PROFILE_LIMITS } from './limits.ts';
+import { asRecord, attempt } from './safe-read.ts';
+
+/**
+ * The last request headers that masking left as they were, and their masked copy (frozen: the
+ * profiles share it). A client sends the same headers request after request. Headers that masking
+ * changes (cookies, credentials) are never remembered: nothing secret is kept past the request.
+ */
+let lastPlainHeaders: string[] = [];
+let lastMaskedHeaders: Readonly<Record<string, string>> | null = null;
+
+export function requestHeaders(request: KernelRequest): Record<string, string> {
+  const flat = attempt(() => request.headers.lines(), [] as string[]);
+  if (lastMaskedHeaders !== null && sameStrings(flat, lastPlainHeaders)) return lastMaskedHeaders;
+  const masked = maskHeaders(flat, PROFILE_LIMITS.headers, PROFILE_LIMITS.headerValue);
+  if (maskedNothing(flat, masked)) {
+    lastPlainHeaders = flat;
+    lastMaskedHeaders = Object.freeze(masked);
+  }
+  return masked;
+}
+
+/** The raw request headers remembered, as name, value, name, value... (tests). */
+export function rememberedRequestHeaders(): readonly string[] {
+  return lastMaskedHeaders === null ? [] : lastPlainHeaders;
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Whether the masked headers are the raw ones (name, value, name, value...), the same and in the same order. */
+function maskedNothing(flat: readonly string[], masked: Record<string, string>): boolean {
+  const names = Object.keys(masked);
+  if (names.length * 2 !== flat.length) return false;
+  for (let i = 0; i < names.length; i++) if (names[i] !== flat[2 * i] || masked[names[i]!] !== flat[2 * i + 1]) return false;
+  return true;
+}
+
+export const NO_CONTENT = { content: null, length: 0, truncated: false } as const;
+
+export type Content = { content: string | null; length: number; truncated: boolean };
+
+export async function requestContent(request: KernelRequest): Promise<Content> {
+  if (!request.contentRead) return { content: null, length: 0, truncated: false };
+  let bytes: Uint8Array;
+  try {
+    bytes = await request.content();
+  } catch {
+    return { content: null, length: 0, truncated: false };
+  }
+  const length = bytes.byteLength;
+  if (length === 0) return { content: '', length: 0, truncated: false };
+  // Decode a little more than kept, so masking sees whole fields near the cut.
+  const slice = bytes.subarray(0, Math.min(length, PROFILE_LIMITS.content * 4));
+  const text = new TextDecoder().decode(slice);
+  const masked = maskContent(text, request.contentType, PROFILE_LIMITS.content);
+  return { content: masked, length, truncated: length > slice.byteLength || masked.length < text.length || text.length > PROFILE_LIMITS.content };
+}
+
+export function session(request: KernelRequest, collectedRequest: Record<string, unknown> | null, cookieName: string): Profile['session'] {
+  const collectorRan = collectedRequest !== null && 'sessionAttributes' in collectedRequest;
+  const fromCollector = collectedRequest ? asRecord(collectedRequest.sessionAttributes) : null;
+  const s = request.sessionIfCreated;
+  if (s) {
+    // Read without counting as a use of the session (peek), and never load one the request did not.
+    const peek = (s as { peek?: () => Record<string, unknown> | null }).peek;
+    const attributes = collectorRan ? fromCollector : typeof peek === 'function' ? attempt(() => peek.call(s), null) : s.isStarted ? attempt(() => s.all(), null) : null;
+    return { id: maskToken(attempt(() => s.id, '')), started: attempt(() => s.isStarted, false), attributes: sanitizeRecord(attributes) };
+  }
+  if (fromCollector) return { id: null, started: true, attributes: sanitizeRecord(fromCollector) };
+  const cookie = attempt(() => request.cookies.get(cookieName), undefined);
+  if (typeof cookie === 'string' && cookie) return { id: maskToken(cookie), started: false, attributes: {} };
+  return null;
+}
+
+export function security(attribute: (key: string) => unknown): Profile['security'] {
+  const token = attribute('irms_token');
+  const memberId = attribute('member_id');
+  const firewall = attribute('_firewall') ?? attribute('_firewall_context');
+  return {
+    token: token === undefined || token === null ? null : typeof token === 'string' ? maskToken(token) : sanitize(token),
+    memberId: memberId === undefined ? null : sanitize(memberId),
+    firewall: typeof firewall === 'string' ? firewall : firewall === undefined || firewall === null ? null : String(sanitize(firewall)),
+    authenticated: (memberId !== undefined && memberId !== null) || (token !== undefined && token !== null && token !== ''),
+  };
+}

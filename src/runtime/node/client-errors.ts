@@ -1,0 +1,68 @@
+/**
+ * What the server answers by itself, before any listener runs: parse errors and timeouts (400, 405,
+ * 408, 413, 431) and CONNECT (405). Written as raw bytes to the socket, because Node makes no
+ * `ServerResponse` for a request it could not parse; hence apart from write-response.ts.
+ */
+import type http from 'node:http';
+import type { Socket } from 'node:net';
+import { DEFAULT_METHODS } from '../../http/methods.ts';
+import { noop } from './failures.ts';
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 413: 'Payload Too Large', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };
+
+function rawResponse(status: number, extra = ''): string {
+  return `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\nConnection: close\r\nContent-Length: 0\r\n${extra}\r\n`;
+}
+
+/** The adapter's own 405 (CONTRACT §8.6, §9): CONNECT, and methods Node's parser refuses. */
+const METHOD_NOT_ALLOWED = rawResponse(405, `Allow: ${DEFAULT_METHODS.join(', ')}\r\nX-Robots-Tag: noindex\r\n`);
+
+/** A request line's start: an RFC 9110 token (a method) and then a space, or the end of what arrived. */
+const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+(?: |$)/;
+
+/**
+ * Whether llhttp refused the request for its method: a lower-case (`get`) or unknown (`BREW`) token
+ * followed by a space. `HPE_INVALID_METHOD` also covers what is no request line at all (binary
+ * garbage, a leading space, a status line, `GET\t/`): those stay a 400.
+ */
+function refusedForMethod(err: Error & { code?: string; rawPacket?: unknown; bytesParsed?: unknown }): boolean {
+  if (err.code !== 'HPE_INVALID_METHOD') return false;
+  const packet = err.rawPacket;
+  if (!Buffer.isBuffer(packet)) return false;
+  // The failing byte is in this packet; its request line starts after the last LF before it (an
+  // earlier request of the same packet ends there).
+  const at = typeof err.bytesParsed === 'number' ? Math.min(Math.max(0, err.bytesParsed), packet.length) : 0;
+  const start = at > 0 ? packet.lastIndexOf(0x0a, at - 1) + 1 : 0;
+  return METHOD_TOKEN.test(packet.toString('latin1', start, Math.min(packet.length, start + 256)));
+}
+
+/** Parse errors and timeouts: answer (unless a response is already under way) and close. */
+export function onClientError(err: Error & { code?: string }, socket: Socket): void {
+  const inFlight = (socket as Socket & { _httpMessage?: http.ServerResponse | null })._httpMessage;
+  if (err.code !== 'ECONNRESET' && socket.writable && (!inFlight || !inFlight.headersSent)) {
+    const status =
+      err.code === 'HPE_HEADER_OVERFLOW' ? 431
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408
+      : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? 413
+      : refusedForMethod(err) ? 405
+      : 400;
+    try {
+      socket.end(status === 405 ? METHOD_NOT_ALLOWED : rawResponse(status));
+    } catch {
+      // the socket went away meanwhile
+    }
+  }
+  // Give the answer a moment to leave, then make sure the connection is gone.
+  if (!socket.destroyed) setTimeout(() => socket.destroy(), 1000).unref();
+}
+
+/** CONNECT: no tunnels here. */
+export function onConnect(_req: http.IncomingMessage, socket: Socket): void {
+  socket.on('error', noop);
+  try {
+    socket.end(METHOD_NOT_ALLOWED);
+  } catch {
+    // gone already
+  }
+  setTimeout(() => socket.destroy(), 1000).unref();
+}

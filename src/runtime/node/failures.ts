@@ -1,0 +1,45 @@
+/**
+ * How the Node adapter fails without crashing (CONTRACT §10): errors reported to the application's
+ * log (stderr without one), errors deliberately swallowed (`noop`), and the last-resort 500. Every
+ * other file of the adapter uses these, and this one takes nothing from them but a type: no cycle.
+ */
+import type http from 'node:http';
+import type { NodeApp } from './types.ts';
+
+export function noop(): void {}
+
+export function reportError(app: NodeApp, message: string, err: unknown): void {
+  const detail = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+  const line = `${message}: ${detail}`;
+  try {
+    if (app.log) {
+      app.log('error', line);
+      return;
+    }
+  } catch {
+    // the log itself failed: fall through to stderr
+  }
+  try {
+    process.stderr.write(`irms-web: ${line}\n`);
+  } catch {
+    // nothing left to report to
+  }
+}
+
+export const INTERNAL_ERROR_BODY = 'Internal Server Error';
+
+/** The last resort when the application failed: a minimal 500, or a reset when bytes were already sent. */
+export function sendInternalError(res: http.ServerResponse): void {
+  if (res.destroyed) return;
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  try {
+    res.shouldKeepAlive = false;
+    res.writeHead(500, ['content-type', 'text/plain; charset=UTF-8', 'content-length', String(INTERNAL_ERROR_BODY.length), 'cache-control', 'no-store']);
+    res.end(res.req.method === 'HEAD' ? undefined : INTERNAL_ERROR_BODY);
+  } catch {
+    res.destroy();
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * `serve(app, options)`: the `node:http` server around one of the listeners — options and their
+ * defaults, 100-continue, connection tracking, `close()` with its deadline, and the SIGTERM/SIGINT
+ * drain. The server's life cycle only; reading and writing requests are in the sibling files.
+ */
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import { batchUnderLoad } from '../node-batch.ts';
+import { onClientError, onConnect } from './client-errors.ts';
+import { reportError } from './failures.ts';
+import { AWAITING_CONTINUE, type ContinuableRequest } from './incoming-source.ts';
+import { createHonoListener, createNodeListener } from './listener.ts';
+import type { Listener, NodeApp, ServerState } from './types.ts';
+
+export type NodeAdapter = 'native' | 'hono';
+
+export interface ServeOptions {
+  /** Default: `app.config.port`, else 8000. 0 picks a free port (reported by the handle). */
+  port?: number;
+  /** Default: `app.config.host`, else 127.0.0.1. */
+  hostname?: string;
+  /** Time allowed to receive the request headers, ms (408 and close). Default: `app.config.headersTimeoutMs`, else 60 000. */
+  headersTimeout?: number;
+  /** Time allowed to receive the whole request, ms (408 and close). Default: `app.config.requestTimeoutMs`, else 300 000. */
+  requestTimeout?: number;
+  /** Idle keep-alive connections are closed after this many ms. Default: `app.config.keepAliveTimeoutMs`, else 5 000. */
+  keepAliveTimeout?: number;
+  /** How often Node checks the two request timeouts, ms. Default: a quarter of the shorter timeout, 100–5 000. */
+  connectionsCheckingInterval?: number;
+  /** In-flight requests get this long to finish on `close()`, then their sockets are destroyed. Default: `app.config.shutdownDeadlineMs`, else 10 000. */
+  shutdownDeadlineMs?: number;
+  /** On SIGTERM/SIGINT: stop accepting, drain, `process.exit(0)`. Default true. */
+  handleSignals?: boolean;
+  /** Default `native` (measured faster, docs/node-adapter.md). */
+  adapter?: NodeAdapter;
+  /**
+   * Native adapter: under load, compute the responses of one event-loop turn together (node-batch.ts).
+   * Default true; false answers every request inside its socket's read callback.
+   */
+  batch?: boolean;
+}
+
+export interface NodeServer {
+  readonly server: http.Server;
+  /** The port actually bound (the real one when 0 was asked). */
+  readonly port: number;
+  readonly hostname: string;
+  readonly adapter: NodeAdapter;
+  /**
+   * Stops accepting, closes idle and not-yet-active connections at once, lets in-flight requests finish
+   * (their connections close after the response), destroys what is left after the deadline, and resolves
+   * when every connection is gone. Idempotent.
+   */
+  close(deadlineMs?: number): Promise<void>;
+}
+
+const NODE_DEFAULTS = { headersTimeout: 60_000, requestTimeout: 300_000, keepAliveTimeout: 5_000, shutdownDeadlineMs: 10_000 };
+
+function writeStderr(line: string): void {
+  try {
+    process.stderr.write(line + '\n');
+  } catch {
+    // stderr closed
+  }
+}
+
+/** Serves `app` on `node:http`; resolves once listening. */
+export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<NodeServer> {
+  const config = app.config ?? {};
+  const adapter: NodeAdapter = options.adapter ?? 'native';
+  const hostname = options.hostname ?? config.host ?? '127.0.0.1';
+  const port = options.port ?? config.port ?? 8000;
+  const requestTimeout = options.requestTimeout ?? config.requestTimeoutMs ?? NODE_DEFAULTS.requestTimeout;
+  let headersTimeout = options.headersTimeout ?? config.headersTimeoutMs ?? NODE_DEFAULTS.headersTimeout;
+  // Node refuses headersTimeout > requestTimeout.
+  if (requestTimeout > 0 && headersTimeout > requestTimeout) headersTimeout = requestTimeout;
+  const keepAliveTimeout = options.keepAliveTimeout ?? config.keepAliveTimeoutMs ?? NODE_DEFAULTS.keepAliveTimeout;
+  const shortest = Math.min(...[headersTimeout, requestTimeout].filter((t) => t > 0), 20_000);
+  const connectionsCheckingInterval = options.connectionsCheckingInterval ?? Math.min(5_000, Math.max(100, Math.floor(shortest / 4)));
+  const defaultDeadline = options.shutdownDeadlineMs ?? config.shutdownDeadlineMs ?? NODE_DEFAULTS.shutdownDeadlineMs;
+
+  const state: ServerState = { closing: false };
+  let listener: Listener;
+  if (adapter === 'hono') listener = await createHonoListener(app);
+  else {
+    const native = createNodeListener(app, state);
+    listener = options.batch === false ? native : batchUnderLoad(native, (err) => reportError(app, 'Unhandled error while handling a request', err));
+  }
+  const server = http.createServer(
+    {
+      joinDuplicateHeaders: true,
+      insecureHTTPParser: false,
+      headersTimeout,
+      requestTimeout,
+      keepAliveTimeout,
+      connectionsCheckingInterval,
+    } as http.ServerOptions,
+    listener,
+  );
+  server.keepAliveTimeout = keepAliveTimeout;
+  server.on('clientError', onClientError);
+  server.on('connect', onConnect);
+  // With a listener here Node no longer answers `100 Continue` by itself (see IncomingSource.body()).
+  server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (adapter === 'native') (req as ContinuableRequest)[AWAITING_CONTINUE] = res;
+    else res.writeContinue();
+    listener(req, res);
+  });
+
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: Error) => {
+      server.off('listening', onListening);
+      reject(err);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen({ port, host: hostname });
+  });
+  // After the start, server errors (e.g. EMFILE on accept) are reported, never thrown.
+  server.on('error', (err) => reportError(app, 'Server error', err));
+
+  const address = server.address();
+  const boundPort = typeof address === 'object' && address ? address.port : port;
+
+  let closing: Promise<void> | null = null;
+  let forceClose: (() => void) | null = null;
+  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (forceClose) {
+      writeStderr(`irms-web: ${signal} again, closing every connection now`);
+      forceClose();
+      return;
+    }
+    const deadline = defaultDeadline;
+    writeStderr(`irms-web: ${signal} received, draining in-flight requests (deadline ${deadline} ms)`);
+    handle.close(deadline).then(
+      () => {
+        writeStderr('irms-web: stopped');
+        process.exit(0);
+      },
+      () => process.exit(0),
+    );
+  };
+  const handleSignals = options.handleSignals ?? true;
+  if (handleSignals) for (const s of signals) process.on(s, onSignal);
+
+  const handle: NodeServer = {
+    server,
+    port: boundPort,
+    hostname,
+    adapter,
+    close(deadlineMs = defaultDeadline) {
+      if (closing) return closing;
+      state.closing = true;
+      closing = new Promise<void>((resolve) => {
+        let timer: NodeJS.Timeout | undefined;
+        const force = () => {
+          server.closeAllConnections();
+          for (const s of sockets) s.destroy();
+        };
+        forceClose = force;
+        server.close(() => {
+          if (timer) clearTimeout(timer);
+          if (handleSignals) for (const s of signals) process.off(s, onSignal);
+          resolve();
+        });
+        for (const socket of sockets) {
+          const res = (socket as Socket & { _httpMessage?: http.ServerResponse | null })._httpMessage;
+          if (!res) {
+            // Idle keep-alive, or connected without a complete request yet (Node's close() leaves those open).
+            socket.destroy();
+          } else {
+            // In flight: let it finish, then close instead of keeping the connection alive.
+            if (!res.headersSent) res.shouldKeepAlive = false;
+            res.once('close', () => socket.destroySoon());
+          }
+        }
+        timer = setTimeout(force, Math.max(0, deadlineMs));
+      });
+      return closing;
+    },
+  };
+  return handle;
+}

@@ -1,0 +1,54 @@
+/**
+ * The types the Node adapter's files share: what it needs from an application and from a kernel
+ * response, the `request` listener, and the per-server state. A file of their own so that the request
+ * side, the writer, the listeners and `serve()` name them without importing one another.
+ */
+import type http from 'node:http';
+import type { RequestSource, ConnectionInfo } from '../../http/source.ts';
+import type { ResponseBody } from '../../http/response.ts';
+
+/** What the adapter needs from a kernel response (the kernel's `HttpResponse` fits). */
+export interface NodeResponse {
+  status: number;
+  body: ResponseBody;
+  readonly headers: {
+    entries(): Iterable<[string, string]>;
+    /** Optional fast path: every line appended as name, value, … (the kernel's ResponseHeaders has it). */
+    appendTo?(out: string[]): void;
+  };
+}
+
+/** What the adapters need from an application (the `App` of `createApp()` fits). */
+export interface NodeApp {
+  /**
+   * Fast entry: the response for a `RequestSource` (at once when the app computed it synchronously);
+   * `terminate` runs once the response is written.
+   */
+  handle(source: RequestSource): Handled | Promise<Handled>;
+  /** Fetch entry, used by the `hono` adapter only. */
+  fetch?(request: Request, info?: ConnectionInfo): Response | Promise<Response>;
+  /** Settings `serve()` falls back to when an option is not given. */
+  readonly config?: {
+    host?: string;
+    port?: number;
+    headersTimeoutMs?: number;
+    requestTimeoutMs?: number;
+    keepAliveTimeoutMs?: number;
+    shutdownDeadlineMs?: number;
+  };
+  /** The application's log (errors the adapter catches go there; stderr without it). */
+  log?(level: 'info' | 'warning' | 'error', message: string): void;
+}
+
+/** A computed response and the kernel.terminate to run after writing it (null: none to run). */
+export interface Handled {
+  response: NodeResponse;
+  terminate: (() => void) | null;
+}
+
+export type Listener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+/** Shared per server: whether a shutdown has begun (answers then carry `Connection: close`). */
+export interface ServerState {
+  closing: boolean;
+}
