@@ -123,9 +123,13 @@ class FetchSource implements RequestSource {
   body(): ReadableStream<Uint8Array> | null {
     return this.request.body;
   }
-  /** Cheaper than a header lookup through the Fetch `Headers` (undici validates every name it is asked for). */
+  /**
+   * Cheaper than a header lookup through the Fetch `Headers` (undici validates every name it is asked
+   * for). A Fetch GET or HEAD cannot carry a body. `request.body` is not asked: on Deno that getter
+   * turns the body into a stream, and reading a stream costs more than reading the body whole.
+   */
   hasNoBody(): boolean {
-    return this.request.body === null;
+    return this.method === 'GET' || this.method === 'HEAD';
   }
   /**
    * A copy of the headers of its own (Deno's read through to a request it closes after an upgrade

@@ -14,28 +14,55 @@ export const DEFAULT_CACHE_CONTROL = '_default_cache_control';
 
 export type Directives = Map<string, string | true>;
 
+/**
+ * HeaderUtils::split(header, ',=') + combine: directives split at commas outside quoted strings, names
+ * lower-cased, quoted values unquoted (`no-cache="set-cookie, x-id"` is one directive).
+ */
 export function parseCacheControl(header: string): Directives {
   const out: Directives = new Map();
-  for (const part of header.split(',')) {
-    const item = part.trim();
-    if (!item) continue;
-    const eq = item.indexOf('=');
-    if (eq < 0) out.set(item.toLowerCase(), true);
-    else {
-      let value = item.slice(eq + 1).trim();
-      if (value.length >= 2 && value[0] === '"' && value[value.length - 1] === '"') value = value.slice(1, -1);
-      out.set(item.slice(0, eq).trim().toLowerCase(), value);
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i <= header.length; i++) {
+    const c = header[i];
+    if (quoted) {
+      if (c === '\\') i++;
+      else if (c === '"') quoted = false;
+    } else if (c === '"') {
+      quoted = true;
+    } else if (c === ',' || i === header.length) {
+      addDirective(out, header.slice(start, i));
+      start = i + 1;
     }
   }
   return out;
 }
 
+function addDirective(out: Directives, item: string): void {
+  const eq = item.indexOf('=');
+  const name = (eq < 0 ? item : item.slice(0, eq)).trim().toLowerCase();
+  if (!name) return;
+  out.set(name, eq < 0 ? true : unquote(item.slice(eq + 1).trim()));
+}
+
+/** HeaderUtils::unquote: quotes dropped, backslash escapes resolved. */
+function unquote(value: string): string {
+  return value.indexOf('"') < 0 && value.indexOf('\\') < 0 ? value : value.replace(/\\(.)|"/gs, '$1');
+}
+
+const TOKEN = /^[a-z0-9!#$%&'*.^_`|~-]+$/i;
+
+/** HeaderUtils::quote: a value that is not a token is sent as a quoted string. */
+function quote(value: string): string {
+  return TOKEN.test(value) ? value : `"${value.replace(/["\\]/g, '\\$&')}"`;
+}
+
+/** HeaderUtils::toString(directives, ','): sorted by name (ksort), `, `-separated. */
 export function serializeCacheControl(directives: Directives): string {
   const keys = [...directives.keys()].sort();
   const parts: string[] = [];
   for (const key of keys) {
     const value = directives.get(key)!;
-    parts.push(value === true ? key : `${key}=${/[^A-Za-z0-9!#$%&'*+\-.^_`|~]/.test(value) ? `"${value.replace(/["\\]/g, '')}"` : value}`);
+    parts.push(value === true ? key : `${key}=${quote(value)}`);
   }
   return parts.join(', ');
 }

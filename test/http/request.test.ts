@@ -6,6 +6,8 @@ import { denoConnectionInfo, fetchSource, splitUrl } from '../../src/http/source
 import { KernelRequest } from '../../src/http/request.ts';
 import { ConflictingHeadersException, PayloadTooLargeHttpException, SessionNotFoundException, SuspiciousOperationException } from '../../src/kernel/exceptions.ts';
 import { kernelRequest, settings } from '../support/request.ts';
+import { HttpResponse } from '../../src/index.ts';
+import { testApp } from '../pipeline/harness.ts';
 
 test('the path is raw: percent-encoding, dot segments and leading double slashes are kept', () => {
   assert.equal(kernelRequest({ target: '/caf%C3%A9?x=1' }).pathInfo, '/caf%C3%A9');
@@ -213,6 +215,32 @@ test('a host that reads bodies whole (wholeBody, Deno) gets the same bodies and 
   await assert.rejects(post('x'.repeat(40), { 'content-length': '40' }).content(), PayloadTooLargeHttpException, 'declared over the limit: refused before reading');
   await assert.rejects(post('x'.repeat(40), { 'content-length': '4' }).content(), PayloadTooLargeHttpException, 'a body longer than it declared still ends in a 413');
   assert.equal(new TextDecoder().decode(await post('short', { 'content-length': '05' }).content()), 'short');
+});
+
+test('regression: on Deno the body-limit check asked for request.body, which turned every POST body into a stream before it was read whole', async () => {
+  // Deno's Request.body getter makes a stream of the body; after that, arrayBuffer() reads through it.
+  class WatchedRequest extends Request {
+    bodyAsked = 0;
+    override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
+      this.bodyAsked++;
+      return super.body;
+    }
+  }
+  const { app } = testApp({
+    env: 'prod',
+    debug: false,
+    routes: [{ name: 'echo', path: '/echo', methods: ['POST'], controller: async (request) => HttpResponse.text(new TextDecoder().decode(await request.content())) }],
+  });
+  const body = '{"name":"irms"}';
+  const request = new WatchedRequest('http://h.test/echo', { method: 'POST', body, headers: { 'content-type': 'application/json', 'content-length': String(body.length) } });
+  const response = await app.fetch(request, { wholeBody: true });
+  assert.equal(response.status, 200);
+  assert.equal(await response.text(), body);
+  assert.equal(request.bodyAsked, 0, 'read whole with arrayBuffer(), its stream never made');
+
+  const get = new WatchedRequest('http://h.test/echo');
+  assert.equal((await app.fetch(get, { wholeBody: true })).status, 405);
+  assert.equal(get.bodyAsked, 0, 'a GET has no body to check');
 });
 
 test('request ids are unique', () => {

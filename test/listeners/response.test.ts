@@ -189,3 +189,16 @@ test('regression: an HTTP/1.0 client of a no-cache response got no Pragma or Exp
   assert.equal(http11.headers.get('expires'), null);
   assert.equal(http11.headers.get('cache-control'), 'no-cache, private');
 });
+
+test('regression: a quoted Cache-Control value holding a comma was split into two directives; values are quoted as HeaderUtils quotes them', async () => {
+  const { app } = testApp({
+    routes: [
+      { name: 'field', path: '/field', controller: () => HttpResponse.text('x', 200, { 'cache-control': 'public, no-cache="Set-Cookie, X-Id", max-age=5' }) },
+      { name: 'escaped', path: '/escaped', controller: () => HttpResponse.text('x', 200, { 'cache-control': 'private, ext="a \\"b\\" c"' }) },
+      { name: 'empty', path: '/empty-value', controller: () => HttpResponse.text('x', 200, { 'cache-control': 'public, ext=""' }) },
+    ],
+  });
+  assert.equal((await send(app, '/field')).headers.get('cache-control'), 'max-age=5, no-cache="Set-Cookie, X-Id", public');
+  assert.equal((await send(app, '/escaped')).headers.get('cache-control'), 'ext="a \\"b\\" c", private');
+  assert.equal((await send(app, '/empty-value')).headers.get('cache-control'), 'ext="", public');
+});
