@@ -24,9 +24,14 @@
 //   BENCH_RETRIES=1        ... it is then repeated up to this many times (the quietest attempt is kept),
 //   BENCH_RETRY_SHARE=0.1  ... within a budget of this share of all measurements
 //   MEMORY_MODE=fetch      memory part: fetch (in-process app.fetch), http (the irms-debug server) or both
-//   BENCH_OUT=bench/results/latest.json      where to write the results (a .md with the tables is written beside it)
+//   BENCH_OUT=bench/results/latest.json      where to write the results (a .md with the tables is written beside it;
+//                          bench/results/ab/latest.json with BENCH_BASE)
+//   BENCH_BASE=<commit>    A/B of a change: each irms-web server of the run also runs as `<name>@base`, from <commit>
+//                          built apart (in the OS temp dir), measured beside it in the same rounds; the report adds each
+//                          server's ratio to its base. Measure a hot-path change on both runtimes before keeping it, e.g.
+//                          BENCH_BASE=HEAD~1 BENCH_SERVERS=irms-prod,irms-debug,irms-deno BENCH_PARTS=http npm run bench
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdirSync, existsSync, openSync, closeSync, statSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync, existsSync, openSync, closeSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -48,7 +53,8 @@ const cfg = {
   serverCpu: env.BENCH_SERVER_CPU ?? '0',
   loadCpu: env.BENCH_LOAD_CPU ?? '1',
   parts: (env.BENCH_PARTS || 'http,latency,inprocess,deno,memory').split(',').map((s) => s.trim()),
-  out: path.resolve(ROOT, env.BENCH_OUT || 'bench/results/latest.json'),
+  // An A/B run (BENCH_BASE) does not replace the latest full run's results.
+  out: path.resolve(ROOT, env.BENCH_OUT || (env.BENCH_BASE ? 'bench/results/ab/latest.json' : 'bench/results/latest.json')),
   // a measurement is "noisy" when other processes (or steal) took more than this share of either core
   noiseLimit: Number(env.BENCH_NOISE || 0.2),
   retries: int(env.BENCH_RETRIES, QUICK ? 0 : 1),
@@ -88,6 +94,31 @@ const SERVERS = {
   'floor-deno': { cmd: denoRun('bench/servers/floor-deno.mjs'), deno: true, irms: true, what: "irms-web's Deno handler (denoServeHandler) replaying irms-deno's exact answers with no kernel (the most irms-deno can reach)" },
 };
 const DEFAULT_SERVERS = ['node-http', 'irms-prod', 'irms-debug', 'hono', 'fastify', 'deno-plain', 'irms-deno', 'floor-node', 'floor-deno', 'node-batched', 'irms-prod-direct', 'deno-batched', 'irms-deno-direct', 'node-http-debug-page', 'deno-plain-page'];
+
+/**
+ * BENCH_BASE: builds <commit> (git archive, this checkout's node_modules) once into the temp dir and gives each
+ * irms-web server a twin `<name>@base` that runs the base's own server script on the base's dist/, listed right after
+ * it so that the two are measured back to back in every round.
+ */
+function withBaseTwins(commit, names) {
+  const sha = execFileSync('git', ['rev-parse', '--short', `${commit}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const dir = path.join(os.tmpdir(), `irms-bench-base-${sha}`);
+  if (!existsSync(path.join(dir, 'dist/index.js'))) {
+    mkdirSync(dir, { recursive: true });
+    execFileSync('sh', ['-c', `git archive ${sha} | tar -x -C "${dir}"`], { cwd: ROOT });
+    if (!existsSync(path.join(dir, 'node_modules'))) symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+    execFileSync(NODE, ['build.mjs', '--no-types'], { cwd: dir, stdio: 'ignore' });
+  }
+  log(`BENCH_BASE: ${sha} built in ${dir}`);
+  return names.flatMap((name) => {
+    const def = SERVERS[name];
+    if (!name.startsWith('irms-')) return [name];
+    const script = def.cmd.find((a) => a.startsWith('bench/servers/'));
+    if (!existsSync(path.join(dir, script))) return [name];
+    SERVERS[`${name}@base`] = { ...def, cmd: def.cmd.map((a) => (a === script ? path.join(dir, a) : a)), what: `${def.what}; built from ${sha}` };
+    return [name, `${name}@base`];
+  });
+}
 
 const log = (...a) => console.log(...a);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -396,6 +427,7 @@ async function httpBench(results) {
   const tStart = Date.now();
   let names = env.BENCH_SERVERS ? env.BENCH_SERVERS.split(',').map((s) => s.trim()) : DEFAULT_SERVERS;
   for (const n of names) if (!SERVERS[n]) throw new Error(`unknown server ${n}; known: ${Object.keys(SERVERS).join(', ')}`);
+  if (env.BENCH_BASE) names = withBaseTwins(env.BENCH_BASE, names);
   if (!existsSync(DIST)) {
     log(`! ${path.relative(ROOT, DIST)} missing: irms-web servers skipped (run node build.mjs)`);
     names = names.filter((n) => !SERVERS[n].irms);
@@ -450,7 +482,7 @@ async function httpBench(results) {
   }
 }
 
-export function summarizeHttp(raw, servers, skipped) {
+export function summarizeHttp(raw, servers, skipped, base = env.BENCH_BASE) {
   const cells = {};
   for (const s of servers) {
     cells[s.name] = {};
@@ -519,15 +551,22 @@ export function summarizeHttp(raw, servers, skipped) {
   const costRatios = {};
   for (const s of servers) ratios[s.name] = ratio(s.name, 'node-http');
   for (const s of servers) costRatios[s.name] = costRatio(s.name, 'node-http');
+  // BENCH_BASE: each server against its twin built from the base commit.
+  const toBase = {};
+  for (const s of servers) {
+    if (!cells[`${s.name}@base`]) continue;
+    toBase[s.name] = { paired: pairedRatio(s.name, `${s.name}@base`), cost: costRatio(s.name, `${s.name}@base`) };
+  }
   return {
     config: { rounds: cfg.rounds, duration: cfg.duration, warmup: cfg.warmup, rewarm: cfg.rewarm, connections: cfg.connections, serverCpu: cfg.serverCpu, loadCpu: cfg.loadCpu },
-    servers: Object.fromEntries(servers.map((s) => [s.name, { what: SERVERS[s.name].what, command: SERVERS[s.name].cmd.map((x) => path.relative(ROOT, x) || x).join(' '), env: SERVERS[s.name].env, note: s.note, stderrBytes: s.stderrBytes, problems: s.problems }])),
+    servers: Object.fromEntries(servers.map((s) => [s.name, { what: SERVERS[s.name]?.what, command: SERVERS[s.name]?.cmd.map((x) => path.relative(ROOT, x) || x).join(' '), env: SERVERS[s.name]?.env, note: s.note, stderrBytes: s.stderrBytes, problems: s.problems }])),
     skipped,
     cells,
     ratioToNodeHttp: ratios,
     pairedRatioToNodeHttp: pairedRatios,
     pairedRatioIrmsDenoToDenoPlain: pairedRatio('irms-deno', 'deno-plain'),
     costRatioToNodeHttp: costRatios,
+    ...(Object.keys(toBase).length ? { base, toBase } : {}),
     ratioIrmsDenoToDenoPlain: ratio('irms-deno', 'deno-plain'),
     costRatioIrmsDenoToDenoPlain: costRatio('irms-deno', 'deno-plain'),
     ratioIrmsDebugToIrmsProd: ratio('irms-debug', 'irms-prod'),
@@ -592,6 +631,15 @@ export function httpTables(http) {
   if (extra.length) {
     out.push('\n#### Other ratios (median req/s)\n');
     out.push(mdTable(['ratio', ...rn, 'geo-mean'], extra));
+  }
+  if (http.toBase) {
+    out.push(`\n#### Against the base build (BENCH_BASE=${http.base}): req/s ÷ the base's, paired by round; base's server-process µs/request ÷ this build's (>1 = cheaper)\n`);
+    const rows = [];
+    for (const [n, { paired, cost }] of Object.entries(http.toBase)) {
+      rows.push([`${n}: req/s`, ...rn.map((r) => fmt(paired?.[r], 3)), `**${fmt(paired?.geomean, 3)}**`]);
+      rows.push([`${n}: CPU cost`, ...rn.map((r) => fmt(cost?.[r], 3)), `**${fmt(cost?.geomean, 3)}**`]);
+    }
+    out.push(mdTable(['server', ...rn, 'geo-mean'], rows));
   }
   out.push('\n#### Latency p99, median over rounds (ms), at ' + http.config.connections + ' connections\n');
   out.push(mdTable(['server', ...rn], names.map((n) => [n, ...rn.map((r) => fmt(http.cells[n][r]?.p99))])));
