@@ -7,6 +7,7 @@ import {
   SuspiciousOperationException,
 } from '../kernel/exceptions.ts';
 import { parseCookieHeader } from './cookies.ts';
+import { now } from '../kernel/clock.ts';
 import { headerText, rawUrlEncode, safeDecode } from './url-encode.ts';
 import type { Listener, ListenerCall } from '../kernel/hooks.ts';
 import { Logger, type LogStream } from '../log/logger.ts';
@@ -50,8 +51,6 @@ const VALID_HOSTS_KEPT = 64;
 const HOST_LENGTH_KEPT = 270;
 /** What an untrusted peer forwards: shared, so the common case allocates nothing. */
 const NOTHING_FORWARDED: readonly string[] = Object.freeze([]);
-
-const now: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
 
 let requestCounter = 0;
 const requestIdPrefix = Math.floor(Math.random() * 0xffffff).toString(16).padStart(6, '0');

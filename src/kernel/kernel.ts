@@ -1,4 +1,5 @@
 import type { KernelRequest } from '../http/request.ts';
+import { now } from './clock.ts';
 import { HttpResponse } from '../http/response.ts';
 import {
   BadRequestHttpException,
@@ -27,8 +28,6 @@ import type { HookTable, Listener } from './hooks.ts';
 export class ControllerDoesNotReturnResponseException extends FrameworkError {
   static override readonly className = 'ControllerDoesNotReturnResponseException';
 }
-
-const now: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
 
 /** A value now, or later when a listener or the controller was asynchronous. */
 export type MaybePromise<T> = T | Promise<T>;

@@ -21,7 +21,8 @@ import { PROFILE_LIMITS } from './collect/limits.ts';
 import { listenerCalls, responseReadyMs } from './collect/listener-calls.ts';
 import { logs } from './collect/logs.ts';
 import { requestContent, requestHeaders, security, session, NO_CONTENT, type Content } from './collect/request-parts.ts';
-import { now, residentMemory } from './collect/resident-memory.ts';
+import { now } from '../../kernel/clock.ts';
+import { residentMemory } from './collect/resident-memory.ts';
 import { asRecord, attempt } from './collect/safe-read.ts';
 import { bound } from './collect/serialize.ts';
 

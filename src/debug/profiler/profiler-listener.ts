@@ -6,8 +6,7 @@ import { toError } from '../../kernel/exceptions.ts';
 import { listener } from '../../kernel/hooks.ts';
 import { collectProfile, type Recording } from './collect.ts';
 import { isToken } from './profile.ts';
-
-const now: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
+import { now } from '../../kernel/clock.ts';
 
 type UrlGenerator = Pick<AppServices['router'], 'generate'>;
 

@@ -1,10 +1,9 @@
 /**
  * The resident set size a profile records, sampled because reading it costs a system call and a file
- * read, and the clock that the sampling and the profile's total time share. Apart from the collector:
- * this probes the runtime (Node, Deno), it builds nothing.
+ * read. Apart from the collector: this probes the runtime (Node, Deno), it builds nothing.
  */
 
-export const now: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
+import { now } from '../../../kernel/clock.ts';
 
 /** How long a sampled resident set size is reused: reading it costs a system call and a file read. */
 export const RSS_SAMPLE_MS = 100;
