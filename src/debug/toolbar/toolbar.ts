@@ -4,7 +4,7 @@
  * script, so a page's Content-Security-Policy only has to let the snippet's nonce through.
  */
 import type { Profile } from '../profiler/profile.ts';
-import { esc, formatBytes, formatMs, statusTone } from '../profiler/views/common.ts';
+import { esc, formatBytes, formatMs, logCounts, statusTone } from '../profiler/views/common.ts';
 
 export interface ToolbarUrls {
   profile(token: string, params?: Record<string, string>): string;
@@ -80,8 +80,7 @@ export function renderToolbar(profile: Profile, urls: ToolbarUrls): string {
   const token = profile.token;
   const link = (panel: string) => esc(urls.profile(token, { panel }));
   const tone = statusTone(profile.status);
-  const errors = profile.logs.filter((l) => l.level >= 400).length;
-  const warnings = profile.logs.filter((l) => l.level >= 300 && l.level < 400).length;
+  const { errors, warnings } = logCounts(profile.logs);
   const member = profile.security.memberId;
   const memberText = member === null || member === undefined ? 'anon.' : typeof member === 'object' ? JSON.stringify(member) : String(member);
   const blocks: string[] = [

@@ -1,5 +1,6 @@
 /** Small HTML helpers shared by the profiler pages and the toolbar. Every value goes through `esc`. */
 import he from 'he';
+import { LEVELS } from '../../../log/levels.ts';
 
 export const esc = (value: unknown): string => he.escape(value === null || value === undefined ? '' : String(value));
 
@@ -24,6 +25,17 @@ export type StatusTone = 'success' | 'warning' | 'error';
 /** Symfony's summary colours: > 399 error, > 299 warning, else success. */
 export function statusTone(status: number): StatusTone {
   return status > 399 ? 'error' : status > 299 ? 'warning' : 'success';
+}
+
+/** The badges of the toolbar and the profile's Logs menu: records at ERROR and above, and WARNING records. */
+export function logCounts(logs: readonly { level: number }[]): { errors: number; warnings: number } {
+  let errors = 0;
+  let warnings = 0;
+  for (const record of logs) {
+    if (record.level >= LEVELS.error) errors++;
+    else if (record.level >= LEVELS.warning) warnings++;
+  }
+  return { errors, warnings };
 }
 
 export function dateText(timeSeconds: number): string {

@@ -1,6 +1,6 @@
 /** The profiler's page shell: header, summary bar of the profile, panel menu. */
 import type { Profile } from '../profile.ts';
-import { dateText, esc, formatMs, safeHref, statusTone } from './common.ts';
+import { dateText, esc, formatMs, logCounts, safeHref, statusTone } from './common.ts';
 import { PROFILER_CSS } from './styles.ts';
 
 export interface ProfilerUrls {
@@ -66,8 +66,7 @@ ${item('Token', `<span class="pf-mono">${esc(profile.token)}</span>`)}
 function count(profile: Profile, panel: PanelName): string {
   if (panel === 'exception' && profile.exception) return '<span class="pf-count pf-count-error">1</span>';
   if (panel === 'logs') {
-    const errors = profile.logs.filter((l) => l.level >= 400).length;
-    const warnings = profile.logs.filter((l) => l.level >= 300 && l.level < 400).length;
+    const { errors, warnings } = logCounts(profile.logs);
     if (errors) return `<span class="pf-count pf-count-error" title="errors">${errors}</span>`;
     if (warnings) return `<span class="pf-count pf-count-warning" title="warnings">${warnings}</span>`;
     return profile.logs.length ? `<span class="pf-count">${profile.logs.length}</span>` : '';
