@@ -34,7 +34,7 @@ export interface RequestSource {
    * Either this or `body()` is used, once.
    */
   readBody?(limit: number): Promise<Uint8Array | null>;
-  /** Optional: true when the host knows there is no body at all (a Fetch Request's `body` is null), so nothing need be checked. */
+  /** Optional: true when the host knows there is no body at all (a Fetch GET or HEAD), so nothing need be checked. */
   hasNoBody?(): boolean;
   /**
    * Optional: keep the headers readable after the response is sent. A host may close its request
