@@ -1,8 +1,6 @@
-import he from 'he';
 import type { KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
-
-const esc = (s: string) => he.escape(s);
+import { escapeHtml as esc } from './error-page/escape.ts';
 
 /**
  * Debug mode's answer for `/` when no route serves it (CONTRACT §4.6, Symfony's "Welcome to Symfony!"):

@@ -315,7 +315,27 @@ describe('X-Debug-* headers are always header-safe', () => {
     assert.equal(decode(h), nasty.slice(0, 2000).replace('\uD800', '\uFFFD'));
     assert.match(headers.get('x-debug-exception-file') ?? '', HEADER_SAFE);
     assert.equal(headers.get('set-cookie'), null);
-    assert.ok(body.includes('bad 😀'));
+    assert.ok(body.includes('bad &#x1F600; &#x2028; &#xD800; '), 'characters beyond U+00FF as references; a lone surrogate shows as U+FFFD, as its UTF-8 would');
+  });
+});
+
+describe('characters beyond U+00FF on the debug page', () => {
+  const wide: RouteDefinition = {
+    name: 'wide',
+    path: '/wide',
+    controller: function wideController() {
+      // A comment next to the throw with a dash — and an ellipsis… (they are in the page's code excerpt)
+      throw new Error('Ünïcode “quoted” message — 😀'); // wide-line
+    },
+  };
+
+  test('regression: one dash in a source excerpt made the whole debug page two bytes per character; it is now written as a reference', async () => {
+    const { status, body } = await makeApp('dev', { routes: [wide] }).get('/wide');
+    assert.equal(status, 500);
+    assert.match(body, /^[\x00-\xff]*$/, 'no character beyond U+00FF in the page');
+    assert.ok(body.includes('dash &#x2014; and an ellipsis&#x2026;'), 'the excerpt shows the comment, escaped');
+    assert.ok(body.includes('// wide-line'), 'the excerpt is the throwing line');
+    assert.ok(body.includes('Ünïcode &#x201C;quoted&#x201D; message &#x2014; &#x1F600;'), 'the message: Latin-1 kept, the rest as references');
   });
 });
 

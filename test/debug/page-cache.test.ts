@@ -14,7 +14,10 @@ import { clearFrameCache, errorFrames, parseStack, resolveFrame, stackOf } from 
 import { NotFoundHttpException } from '../../src/kernel/exceptions.ts';
 import { errorPageRequest } from '../support/request.ts';
 
-const he = createRequire(import.meta.url)('he') as { escape(s: string): string };
+const he = createRequire(import.meta.url)('he') as { escape(s: string): string; decode(s: string): string };
+
+/** What a UTF-8 page shows for `s`: a lone surrogate is written as U+FFFD. */
+const wellFormed = (s: string) => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 
 
 /** Errors thrown from one place, with the given messages. */
@@ -27,7 +30,7 @@ function freshFrames(error: Error) {
 }
 
 describe('debug page caches', () => {
-  test('escapeHtml writes what he.escape writes', () => {
+  test('escapeHtml writes what he.escape writes; characters beyond U+00FF as references to the same text', () => {
     const pool = ['"', '&', "'", '<', '>', '`', 'a', 'é', '\u2026', '\ud83d', '\ude00', '\n', '&amp;'];
     const samples = ['', 'plain text', '<a href="x">&\'`</a>', 'x<', '>y'];
     for (let i = 0; i < 3000; i++) {
@@ -35,7 +38,12 @@ describe('debug page caches', () => {
       for (let j = Math.floor(Math.random() * 16); j > 0; j--) s += pool[Math.floor(Math.random() * pool.length)];
       samples.push(s);
     }
-    for (const s of samples) assert.equal(escapeHtml(s), he.escape(s), JSON.stringify(s));
+    for (const s of samples) {
+      const html = escapeHtml(s);
+      if (/^[\x00-\xff]*$/.test(s)) assert.equal(html, he.escape(s), JSON.stringify(s));
+      else assert.match(html, /^[\x00-\xff]*$/, JSON.stringify(s));
+      assert.equal(he.decode(html), wellFormed(s), JSON.stringify(s));
+    }
   });
 
   test('errors thrown from one place share their resolved frames, and the frames are right', () => {

@@ -1,16 +1,27 @@
 /**
- * HTML escaping with exactly `he.escape`'s output (`"` `&` `'` `<` `>` and the backtick), without a
- * replace callback per character: text without any of them (most of it) is returned as it is.
+ * HTML escaping with `he.escape`'s output (`"` `&` `'` `<` `>` and the backtick), without a replace
+ * callback per character: text without any of them (most of it) is returned as it is.
+ *
+ * One difference: a character beyond U+00FF is written as a numeric character reference (`…` →
+ * `&#x2026;`; a surrogate pair as its one code point). The browser shows the same text, and the
+ * result is stored one byte per character. Why: V8 stores a string two bytes per character as soon as
+ * one character needs it, and so is every string concatenated from it. One dash in a message or a
+ * source comment made the whole 52 KB debug page two bytes per character: twice the copying, and its
+ * UTF-8 encoding 32 µs instead of 3 on every answer.
  */
-const SPECIAL = /["&'<>`]/;
+const SPECIAL = /["&'<>`]|[^\x00-\xff]/;
+const BEYOND_LATIN1 = /[^\x00-\xff]/;
 
 export function escapeHtml(text: string): string {
   if (!SPECIAL.test(text)) return text;
   let out = '';
   let last = 0;
+  let wide = false;
   for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
     let entity: string;
-    switch (text.charCodeAt(i)) {
+    let width = 1;
+    switch (code) {
       case 34:
         entity = '&quot;';
         break;
@@ -29,12 +40,33 @@ export function escapeHtml(text: string): string {
       case 96:
         entity = '&#x60;';
         break;
-      default:
-        continue;
+      default: {
+        if (code <= 0xff) continue;
+        wide = true;
+        const point = text.codePointAt(i)!;
+        if (point > 0xffff) width = 2;
+        entity = `&#x${point.toString(16).toUpperCase()};`;
+      }
     }
     if (i > last) out += text.slice(last, i);
     out += entity;
-    last = i + 1;
+    last = i + width;
+    i += width - 1;
   }
-  return last < text.length ? out + text.slice(last) : out;
+  if (last < text.length) out += text.slice(last);
+  return wide ? oneByteCopy(out) : out;
+}
+
+/**
+ * The same text stored one byte per character. Pieces sliced from a two-byte string stay two-byte
+ * even when every character they hold fits in one; a string JSON.parse makes is stored in the
+ * smallest form. Only for text without characters beyond U+00FF (the caller's to ensure).
+ */
+export function oneByteCopy(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
+
+/** True when `text` has a character that makes V8 store it two bytes per character. */
+export function hasBeyondLatin1(text: string): boolean {
+  return BEYOND_LATIN1.test(text);
 }

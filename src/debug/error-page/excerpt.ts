@@ -1,3 +1,4 @@
+import { hasBeyondLatin1, oneByteCopy } from './escape.ts';
 import { readTextFile } from './host-fs.ts';
 
 /** One line of a code excerpt. */
@@ -59,17 +60,13 @@ export function codeExcerpt(file: string, line: number, fallbackContent: string 
 }
 
 /**
- * The same line, stored one byte per character when it fits. A line cut from a file with any
+ * The same line, stored one byte per character when it fits: a line cut from a file with any
  * character beyond U+00FF (a dash in a comment) is stored two bytes per character like the whole
- * file, and one such line makes the whole error page, 50 KB, two bytes per character: twice the
- * copying and a slower UTF-8 encoding on every write. A string JSON.parse makes from a line is
- * stored in the smallest form.
+ * file. (A line that does have one is made one-byte by the highlighter, once escaped: escape.ts.)
  */
 function latin1Copy(line: string): string {
-  return BEYOND_LATIN1.test(line) ? line : (JSON.parse(JSON.stringify(line)) as string);
+  return hasBeyondLatin1(line) ? line : oneByteCopy(line);
 }
-
-const BEYOND_LATIN1 = /[^\x00-\xff]/;
 
 function fileUrlToPath(url: string): string {
   try {

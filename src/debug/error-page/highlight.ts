@@ -1,8 +1,8 @@
-import { escapeHtml } from './escape.ts';
+import { escapeHtml, hasBeyondLatin1, oneByteCopy } from './escape.ts';
 
 /**
  * A small TypeScript/JavaScript highlighter for code excerpts: one pass of a sticky tokenizer over
- * each line, every token escaped (as `he.escape` does) before it is wrapped. Good enough for eleven lines of
+ * each line, every token escaped (escape.ts) before it is wrapped. Good enough for eleven lines of
  * context; block comments and template literals that span lines are carried from line to line.
  */
 
@@ -19,8 +19,18 @@ const TOKEN = /\/\/.*|\/\*[\s\S]*?(?:\*\/|$)|'(?:\\.|[^'\\])*'?|"(?:\\.|[^"\\])*
 
 export type HighlightState = { inComment: boolean; inTemplate: boolean };
 
-/** Highlighted, escaped HTML of one line; `state` carries open comments/templates to the next line. */
+/**
+ * Highlighted, escaped HTML of one line; `state` carries open comments/templates to the next line.
+ * A line with a character beyond U+00FF (escaped as a reference) is cut into tokens that V8 stores
+ * two bytes per character, even those that need one: its HTML is copied into one-byte form, or the
+ * whole page would be stored two bytes per character (escape.ts).
+ */
 export function highlightLine(line: string, state: HighlightState): string {
+  const html = highlightTokens(line, state);
+  return hasBeyondLatin1(line) ? oneByteCopy(html) : html;
+}
+
+function highlightTokens(line: string, state: HighlightState): string {
   let out = '';
   let rest = line;
   if (state.inComment) {

@@ -1,7 +1,7 @@
 /**
  * The debug exception page (CONTRACT §5.1; Symfony's exception_full.html.php): a leading comment and
  * the title `MSG (CODE TEXT)`, the hierarchy (deepest cause first), `HTTP CODE TEXT`, the message,
- * then the tabs Exceptions, Logs and Stack Traces. Every dynamic string goes through `esc` (he).
+ * then the tabs Exceptions, Logs and Stack Traces. Every dynamic string goes through `esc` (escape.ts).
  */
 import { escapeHtml } from './escape.ts';
 import { LEVELS } from '../../log/levels.ts';

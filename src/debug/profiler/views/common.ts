@@ -1,8 +1,8 @@
 /** Small HTML helpers shared by the profiler pages and the toolbar. Every value goes through `esc`. */
-import he from 'he';
+import { escapeHtml } from '../../error-page/escape.ts';
 import { LEVELS } from '../../../log/levels.ts';
 
-export const esc = (value: unknown): string => he.escape(value === null || value === undefined ? '' : String(value));
+export const esc = (value: unknown): string => escapeHtml(value === null || value === undefined ? '' : String(value));
 
 export function formatMs(ms: number): string {
   if (!Number.isFinite(ms)) return 'n/a';
