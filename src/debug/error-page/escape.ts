@@ -3,11 +3,11 @@
  * callback per character: text without any of them (most of it) is returned as it is.
  *
  * One difference: a character beyond U+00FF is written as a numeric character reference (`…` →
- * `&#x2026;`; a surrogate pair as its one code point). The browser shows the same text, and the
- * result is stored one byte per character. Why: V8 stores a string two bytes per character as soon as
- * one character needs it, and so is every string concatenated from it. One dash in a message or a
- * source comment made the whole 52 KB debug page two bytes per character: twice the copying, and its
- * UTF-8 encoding 32 µs instead of 3 on every answer.
+ * `&#x2026;`; a surrogate pair as its one code point). The browser shows the same text, and a text
+ * that held such a character comes back stored one byte per character. Why: V8 stores a string two
+ * bytes per character as soon as one character needs it, and so is every string concatenated from
+ * it. One ellipsis in a source comment, shown in every 404's code excerpt, made the whole 52 KB debug
+ * page two bytes per character: twice the copying, and its UTF-8 encoding 32 µs instead of 3.
  */
 const SPECIAL = /["&'<>`]|[^\x00-\xff]/;
 const BEYOND_LATIN1 = /[^\x00-\xff]/;
