@@ -13,7 +13,7 @@
 //   BENCH_REWARM=1         seconds of unrecorded load on the route just before each measurement (0: none); a server
 //                          left idle while the others are measured starts cold again (see BENCHMARKS.md, Method)
 //   BENCH_CONNECTIONS=50   wrk keep-alive connections (1 wrk thread)
-//   BENCH_SERVERS=a,b      subset/extra servers (default: node-http,irms-prod,irms-debug,hono,fastify,deno-plain,irms-deno,floor-node,floor-deno,
+//   BENCH_SERVERS=a,b      subset/extra servers (default: node-http,irms-prod,irms-debug,hono,fastify,deno-plain,irms-deno,hono-deno,floor-node,floor-deno,
 //                          node-batched,irms-prod-direct,deno-batched,irms-deno-direct,node-http-debug-page,deno-plain-page; also
 //                          available: fetch-node = plain fetch handler on @hono/node-server)
 //   BENCH_PARTS=http,latency,inprocess,deno,memory   which parts to run (default: all)
@@ -84,6 +84,7 @@ const SERVERS = {
   fastify: { cmd: [NODE, 'bench/servers/fastify.mjs'], what: 'Fastify 5, logger off' },
   'fetch-node': { cmd: [NODE, 'bench/servers/fetch-node.mjs'], what: 'plain fetch handler on @hono/node-server (adapter cost alone)' },
   'deno-plain': { cmd: denoRun('bench/servers/deno-plain.mjs'), deno: true, what: 'plain fetch handler on Deno.serve (the ceiling on Deno)' },
+  'hono-deno': { cmd: denoRun('bench/servers/hono-deno.mjs'), deno: true, what: "Hono's app.fetch on Deno.serve (the framework peer on Deno)" },
   'irms-deno': { cmd: denoRun('bench/servers/irms-deno.mjs'), deno: true, irms: true, what: 'irms-web, prod, on Deno.serve through denoServeHandler (as dist/deno.js)' },
   'irms-deno-direct': { cmd: denoRun('bench/servers/irms-deno.mjs'), deno: true, irms: true, env: { BENCH_IRMS_BATCH: '0' }, what: 'irms-deno without batching under load (denoServeHandler batch: false): each request computed inside Deno\'s call' },
   'deno-batched': { cmd: denoRun('bench/servers/deno-batched.mjs'), deno: true, irms: true, what: "deno-plain's handler behind irms-web's denoServeHandler (the ceiling on Deno with irms-web's scheduling)" },
@@ -93,7 +94,7 @@ const SERVERS = {
   'deno-plain-page': { cmd: denoRun('bench/servers/deno-plain.mjs'), deno: true, irms: true, env: { BENCH_404_PAGE: 'prod' }, what: "deno-plain answering the 404 with irms-web's 1 KB production page and one header (the page's size alone on Deno)" },
   'floor-deno': { cmd: denoRun('bench/servers/floor-deno.mjs'), deno: true, irms: true, what: "irms-web's Deno handler (denoServeHandler) replaying irms-deno's exact answers with no kernel (the most irms-deno can reach)" },
 };
-const DEFAULT_SERVERS = ['node-http', 'irms-prod', 'irms-debug', 'hono', 'fastify', 'deno-plain', 'irms-deno', 'floor-node', 'floor-deno', 'node-batched', 'irms-prod-direct', 'deno-batched', 'irms-deno-direct', 'node-http-debug-page', 'deno-plain-page'];
+const DEFAULT_SERVERS = ['node-http', 'irms-prod', 'irms-debug', 'hono', 'fastify', 'deno-plain', 'irms-deno', 'hono-deno', 'floor-node', 'floor-deno', 'node-batched', 'irms-prod-direct', 'deno-batched', 'irms-deno-direct', 'node-http-debug-page', 'deno-plain-page'];
 
 /**
  * BENCH_BASE: builds <commit> (git archive, this checkout's node_modules) once into the temp dir and gives each
@@ -587,6 +588,10 @@ export function summarizeHttp(raw, servers, skipped, base = env.BENCH_BASE) {
     ratioDenoBatchedToDenoPlain: ratio('deno-batched', 'deno-plain'),
     ratioIrmsDenoToDenoBatched: ratio('irms-deno', 'deno-batched'),
     ratioIrmsDenoDirectToDenoPlain: ratio('irms-deno-direct', 'deno-plain'),
+    // The framework peer on Deno: Hono on the same Deno.serve, and irms-web's own answers (no kernel) against it.
+    ratioHonoDenoToDenoPlain: ratio('hono-deno', 'deno-plain'),
+    ratioIrmsDenoToHonoDeno: ratio('irms-deno', 'hono-deno'),
+    ratioFloorDenoToHonoDeno: ratio('floor-deno', 'hono-deno'),
     raw,
   };
 }
@@ -625,6 +630,9 @@ export function httpTables(http) {
     ['ratioDenoBatchedToDenoPlain', 'deno-batched ÷ deno-plain (the batching alone)'],
     ['ratioIrmsDenoToDenoBatched', 'irms-deno ÷ deno-batched (both batched under load)'],
     ['ratioIrmsDenoDirectToDenoPlain', 'irms-deno-direct ÷ deno-plain (neither batched)'],
+    ['ratioHonoDenoToDenoPlain', 'hono-deno ÷ deno-plain (Hono on Deno.serve)'],
+    ['ratioIrmsDenoToHonoDeno', 'irms-deno ÷ hono-deno (irms-web against Hono on Deno)'],
+    ['ratioFloorDenoToHonoDeno', "floor-deno ÷ hono-deno (irms-web's answers, no kernel, against Hono)"],
   ]) {
     if (http[key]) extra.push([label, ...rn.map((r) => fmt(http[key][r])), `**${fmt(http[key].geomean)}**`]);
   }
