@@ -1,7 +1,7 @@
 import type { ResponseEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
 import { isStatelessRoute } from '../security/authenticator.ts';
-import { FIREWALL_CONTEXT_ATTRIBUTE, sessionKey, storedMember, TOKEN_ATTRIBUTE, type Member } from '../security/member.ts';
+import { FIREWALL_CONTEXT_ATTRIBUTE, sessionKey, storedMember, TOKEN_ATTRIBUTE, type Member, type StoredMember } from '../security/member.ts';
 import { hasSessionCookie } from './session-listener.ts';
 
 /**
@@ -55,8 +55,8 @@ export class ContextListener {
   }
 }
 
-function sameMember(stored: unknown, value: ReturnType<typeof storedMember>): boolean {
+function sameMember(stored: unknown, value: StoredMember): boolean {
   if (!stored || typeof stored !== 'object') return false;
   const s = stored as Record<string, unknown>;
-  return s.memberId === value.memberId && s.irmsToken === value.irmsToken && Array.isArray(s.roles) && s.roles.length === value.roles.length && s.roles.every((r, i) => r === value.roles[i]);
+  return s.memberId === value.memberId && s.rememberMe === value.rememberMe && s.irmsToken === value.irmsToken && Array.isArray(s.roles) && s.roles.length === value.roles.length && s.roles.every((r, i) => r === value.roles[i]);
 }

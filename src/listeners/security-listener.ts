@@ -22,10 +22,13 @@ export type SecurityOption = SecurityPredicate | { predicate: SecurityPredicate;
 
 export const UNAUTHORIZED_MESSAGE = 'Full authentication is required to access this resource.';
 
-/** The 401 for anonymous requests, the 403 (or configured status) for members. */
+/**
+ * The 401 for requests that are not fully authenticated (anonymous, or a remember-me member: Symfony's
+ * firewall sends both to the entry point), the 403 (or configured status) for the other members.
+ */
 export function denied(member: Member | null, message: string, statusCode?: number): HttpException {
   if (statusCode !== undefined) return new HttpException(statusCode, message);
-  if (member === null) return new UnauthorizedHttpException('Bearer', UNAUTHORIZED_MESSAGE, new AccessDeniedHttpException(message));
+  if (member === null || member.authenticatedBy === 'remember_me') return new UnauthorizedHttpException('Bearer', UNAUTHORIZED_MESSAGE, new AccessDeniedHttpException(message));
   return new AccessDeniedHttpException(message);
 }
 
@@ -47,8 +50,8 @@ export function securityContext(request: KernelRequest): SecurityContext {
 /**
  * SensioFrameworkExtraBundle's SecurityListener: the `security` route option (attribute `_security`)
  * is a predicate over the member, its roles and the request, checked before the controller runs. When
- * it answers false: 401 for anonymous requests (Symfony's firewall turns AccessDenied into an
- * authentication entry point), 403 `Access Denied.` (or the option's message/status) for members.
+ * it answers false: 401 for anonymous and remember-me requests (Symfony's firewall turns AccessDenied
+ * into an authentication entry point for them), 403 `Access Denied.` (or the option's message/status) for members.
  */
 export class SecurityListener {
   readonly onKernelControllerArguments = idleWhen(

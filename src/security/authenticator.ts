@@ -9,6 +9,7 @@ import {
   REMEMBER_ME_COOKIE_ATTRIBUTE,
   sessionKey,
   TOKEN_ATTRIBUTE,
+  storedAuthentication,
   toMember,
   type Member,
 } from './member.ts';
@@ -113,7 +114,7 @@ export class Authenticator {
     const key = sessionKey(firewall.context);
     const stored = session.get(key);
     if (stored === undefined) return null;
-    const member = toMember(stored, 'session');
+    const member = toMember(stored, storedAuthentication(stored));
     if (member === null) {
       session.remove(key);
       request.logger.warning('security', 'Dropped an unreadable security token from the session.');

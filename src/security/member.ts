@@ -40,9 +40,29 @@ export function toMember(value: unknown, authenticatedBy: AuthenticatedBy, irmsT
   return { memberId, irmsToken: token, roles: Object.freeze([...(roles as string[])]), authenticatedBy };
 }
 
-/** What the session stores for a member (no `authenticatedBy`: a later request reads it back as `session`). */
-export function storedMember(member: Member): { memberId: string; irmsToken: string; roles: string[] } {
-  return { memberId: member.memberId, irmsToken: member.irmsToken, roles: [...member.roles] };
+/** What the session keeps of a member. */
+export interface StoredMember {
+  memberId: string;
+  irmsToken: string;
+  roles: string[];
+  /** Present (true) only for a member a remember-me cookie authenticated. */
+  rememberMe?: true;
+}
+
+/**
+ * What the session stores for a member. A later request reads it back as `session`, except a
+ * remember-me member: Symfony's ContextListener stores the RememberMeToken itself, so the member
+ * stays not fully authenticated until a real login (IS_AUTHENTICATED_FULLY keeps failing).
+ */
+export function storedMember(member: Member): StoredMember {
+  const stored: StoredMember = { memberId: member.memberId, irmsToken: member.irmsToken, roles: [...member.roles] };
+  if (member.authenticatedBy === 'remember_me') stored.rememberMe = true;
+  return stored;
+}
+
+/** How a member read back from the session counts as authenticated. */
+export function storedAuthentication(stored: unknown): AuthenticatedBy {
+  return stored !== null && typeof stored === 'object' && (stored as StoredMember).rememberMe === true ? 'remember_me' : 'session';
 }
 
 /**

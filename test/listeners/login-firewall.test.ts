@@ -16,6 +16,8 @@ const routes: RouteDefinition[] = [
   },
   { name: 'logout', path: '/logout', controller: (r) => { logOut(r); return HttpResponse.text('bye'); } },
   { name: 'account', path: '/account', methods: ['GET'], controller: (r) => HttpResponse.json({ member_id: getMember(r)?.memberId, by: getMember(r)?.authenticatedBy }), options: { requiresLogin: true } },
+  { name: 'full', path: '/full', controller: () => HttpResponse.text('fully'), options: { isGranted: 'IS_AUTHENTICATED_FULLY' } },
+  { name: 'full_security', path: '/full-security', controller: () => HttpResponse.text('fully'), options: { security: (c) => c.isGranted('IS_AUTHENTICATED_FULLY') } },
   { name: 'admin_home', path: '/admin', controller: (r) => HttpResponse.json({ member_id: r.attributes.get('member_id') }) },
   { name: 'echo', path: '/api/echo', methods: ['POST'], controller: () => HttpResponse.text('ok') },
 ];
@@ -145,12 +147,46 @@ test('remember-me: a signed cookie logs the member back in without the session; 
   const sid = setCookies(back).get('IRMSSESSID');
   assert.ok(sid?.value, 'the member is stored in a new session');
   const viaSession = await send(app, '/account', { headers: { cookie: `IRMSSESSID=${sid.value}` } });
-  assert.deepEqual(await viaSession.json(), { member_id: '5', by: 'session' });
+  assert.deepEqual(await viaSession.json(), { member_id: '5', by: 'remember_me' }, 'the session keeps the remember-me authentication');
 
   const tampered = remember.value.replace(/^./, (c) => (c === 'e' ? 'f' : 'e'));
   const bad = await send(app, '/account', { headers: { cookie: `REMEMBERME=${encodeURIComponent(tampered)}` } });
   assert.equal(bad.status, 401);
   assert.equal(setCookies(bad).get('REMEMBERME')?.value, '', 'a rejected cookie is cleared');
+});
+
+/** The remember-me cookie of a fresh login, as a Cookie header. */
+async function rememberMeCookie(app: ReturnType<typeof setup>['app']): Promise<string> {
+  const remember = setCookies(await login(app, { member: '5', token: 'five-token', remember: true })).get('REMEMBERME')!;
+  return `REMEMBERME=${encodeURIComponent(remember.value)}`;
+}
+
+test('regression: a remember-me member became fully authenticated once the session stored it', async () => {
+  const { app } = setup();
+  const first = await send(app, '/full', { headers: { cookie: await rememberMeCookie(app) } });
+  assert.equal(first.status, 401, 'remember-me is not full authentication');
+  const sid = setCookies(first).get('IRMSSESSID')?.value;
+  assert.ok(sid, 'the remember-me member is stored in a new session');
+  const again = await send(app, '/full', { headers: { cookie: `IRMSSESSID=${sid}` } });
+  assert.equal(again.status, 401, 'read back from the session, still not fully authenticated');
+  assert.equal((await send(app, '/account', { headers: { cookie: `IRMSSESSID=${sid}` } })).status, 200, 'but still a member');
+
+  const relogin = await login(app, { member: '5', token: 'five-token' }, `IRMSSESSID=${sid}`);
+  const fresh = setCookies(relogin).get('IRMSSESSID')?.value;
+  assert.ok(fresh && fresh !== sid, 'a real login rotates the session');
+  assert.equal((await send(app, '/full', { headers: { cookie: `IRMSSESSID=${fresh}` } })).status, 200, 'a real login is full authentication');
+});
+
+test('regression: a remember-me member denied by the isGranted or security route option got 403, not 401', async () => {
+  const { app } = setup();
+  const cookie = await rememberMeCookie(app);
+  for (const path of ['/full', '/full-security']) {
+    const r = await send(app, path, { headers: { cookie } });
+    assert.equal(r.status, 401, path);
+    assert.match(await r.text(), /Full authentication is required to access this resource\./, path);
+  }
+  const sid = setCookies(await login(app, { member: '5', token: 'five-token' })).get('IRMSSESSID')!.value;
+  for (const path of ['/full', '/full-security']) assert.equal((await send(app, path, { headers: { cookie: `IRMSSESSID=${sid}` } })).status, 200, path);
 });
 
 test('logout empties the session, clears its cookie and the remember-me cookie', async () => {
