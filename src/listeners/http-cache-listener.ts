@@ -137,27 +137,30 @@ function validate(event: ControllerEvent, etag: string | undefined, lastModified
   }
 }
 
-/** Symfony's Response::isNotModified: every validator the request sent must match. */
+/**
+ * Symfony's Response::isNotModified: the entity tags decide when the request sent any and the response
+ * has one (`If-Modified-Since` is then ignored, RFC 7232 §3.3); the dates decide otherwise.
+ */
 export function isNotModified(request: KernelRequest, etag: string | null, lastModified: string | null): boolean {
-  const ifNoneMatch = request.headers.get('if-none-match');
+  const tags = etag === null ? [] : requestEtags(request.headers.get('if-none-match'));
+  if (tags.length > 0) {
+    const ours = etag!.startsWith('W/') ? etag!.slice(2) : etag;
+    for (const tag of tags) if ((tag.startsWith('W/') ? tag.slice(2) : tag) === ours || tag === '*') return true;
+    return false;
+  }
   const ifModifiedSince = request.headers.get('if-modified-since');
-  let notModified = false;
-  if (ifNoneMatch) {
-    if (etag === null) return false;
-    const ours = etag.startsWith('W/') ? etag.slice(2) : etag;
-    for (const candidate of ifNoneMatch.split(',')) {
-      let t = candidate.trim();
-      if (t.startsWith('W/')) t = t.slice(2);
-      if (t === ours || t === '*') {
-        notModified = true;
-        break;
-      }
-    }
+  if (!ifModifiedSince || lastModified === null) return false;
+  const since = Date.parse(ifModifiedSince);
+  return !Number.isNaN(since) && since >= Date.parse(lastModified);
+}
+
+/** Request::getETags: the `If-None-Match` list split at commas, empty entries left out. */
+function requestEtags(header: string | null): string[] {
+  if (!header) return [];
+  const tags: string[] = [];
+  for (const part of header.split(',')) {
+    const tag = part.trim();
+    if (tag !== '') tags.push(tag);
   }
-  if (ifModifiedSince && lastModified !== null) {
-    const since = Date.parse(ifModifiedSince);
-    const modified = Date.parse(lastModified);
-    notModified = !Number.isNaN(since) && since >= modified && (!ifNoneMatch || notModified);
-  }
-  return notModified;
+  return tags;
 }

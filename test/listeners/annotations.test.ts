@@ -20,6 +20,7 @@ const routes: RouteDefinition[] = [
     controller: () => { controllerCalls++; return HttpResponse.text('fresh'); },
     options: { cache: { lastModified: async () => MODIFIED, sMaxAge: 300 } },
   },
+  { name: 'both_validators', path: '/both', controller: () => HttpResponse.text('fresh'), options: { cache: { etag: 'v1', lastModified: MODIFIED } } },
   { name: 'cache_private', path: '/private', controller: () => HttpResponse.text('p'), options: { cache: { maxAge: 30 } } },
   { name: 'page', path: '/page/:name', controller: (r: KernelRequest) => ({ name: r.attributes.get('name') }), options: { template: 'page.html' } },
   { name: 'inline', path: '/inline', controller: () => null, options: { template: (data: Record<string, unknown>) => `<p>${Object.keys(data).length}</p>` } },
@@ -84,6 +85,21 @@ test('cache option: Last-Modified (async) → 304 for If-Modified-Since; s-maxag
   assert.equal((await send(app, '/last-modified', { headers: { 'if-modified-since': new Date(MODIFIED.getTime() - 1000).toUTCString() } })).status, 200);
   const priv = await send(app, '/private');
   assert.equal(priv.headers.get('cache-control'), 'max-age=30, private');
+});
+
+test('regression: a matching If-None-Match was overridden by an older If-Modified-Since (the tags decide when both are sent)', async () => {
+  const { app } = setup();
+  const older = new Date(MODIFIED.getTime() - 86_400_000).toUTCString();
+  const cases: [Record<string, string>, number][] = [
+    [{ 'if-none-match': '"v1"', 'if-modified-since': older }, 304],
+    [{ 'if-none-match': '"v0"', 'if-modified-since': MODIFIED.toUTCString() }, 200],
+    [{ 'if-modified-since': MODIFIED.toUTCString() }, 304],
+    [{ 'if-modified-since': older }, 200],
+    [{ 'if-none-match': ' , ', 'if-modified-since': MODIFIED.toUTCString() }, 304],
+  ];
+  for (const [headers, status] of cases) assert.equal((await send(app, '/both', { headers })).status, status, JSON.stringify(headers));
+  // No ETag on the response: If-Modified-Since decides even beside an If-None-Match, as in Symfony.
+  assert.equal((await send(app, '/last-modified', { headers: { 'if-none-match': '"v1"', 'if-modified-since': MODIFIED.toUTCString() } })).status, 304);
 });
 
 test('template option: the controller returns data, the template renders HTML (escaped by the renderer)', async () => {
