@@ -67,7 +67,6 @@ describe('profiler recording', () => {
       '/_profiler/search',
       '/_profiler/search?ip=1',
       '/_profiler/',
-      '/_profiler',
       '/_profiler/latest',
       '/_profiler/zzzzzz',
       `/_wdt/${token}`,
@@ -81,6 +80,26 @@ describe('profiler recording', () => {
     }
     await tick(20);
     assert.equal((await app.services.profiler!.find({ limit: 100 })).length, before);
+  });
+
+  test('regression: a 404, 405 or redirect under /_profiler or /_wdt was not profiled (only the profiler\'s own pages are exempt)', async () => {
+    const app = profiledApp({ routes: fixtureRoutes() });
+    const cases: [string, RequestInit, number][] = [
+      ['/_profiler/a/b/c', {}, 404],
+      ['/_wdt/a/b', {}, 404],
+      ['/_profiler/abcdef', { method: 'POST' }, 405],
+      ['/_profiler', {}, 301],
+    ];
+    for (const [path, init, status] of cases) {
+      const r = await get(app, path, init);
+      assert.equal(r.status, status, path);
+      const token = r.headers.get('x-debug-token');
+      assert.match(token ?? '', /^[0-9a-f]{6}$/, path);
+      assert.equal(r.headers.get('x-debug-token-link'), `${ORIGIN}/_profiler/${token}`, path);
+      const profile = await profileOf(app, r);
+      assert.equal(profile.status, status, path);
+      assert.equal(new URL(profile.url).pathname, path, path);
+    }
   });
 
   test('debug off: no profiler, no token, no profiler routes', async () => {

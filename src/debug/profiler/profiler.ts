@@ -6,20 +6,29 @@ import type { KernelRequest } from '../../http/request.ts';
 import { isToken, type Profile, type ProfileSummary } from './profile.ts';
 import { createProfileStore, type ProfileStore, type SearchCriteria } from './storage.ts';
 
-/** The profiler's own pages and the toolbar fragment are never profiled (CONTRACT §6.1). */
-const OWN_PATH = /^\/(?:_profiler|_wdt)(?:\/|$)/;
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class Profiler {
+  /** Requests a profiler page or the toolbar fragment answered (CONTRACT §6.1: not profiled). */
+  private readonly ownPages = new WeakSet<KernelRequest>();
+
   constructor(readonly store: ProfileStore) {}
 
   static fromDsn(dsn: string): Profiler {
     return new Profiler(createProfileStore(dsn));
   }
 
+  /**
+   * Called by the profiler's own controllers before anything else, as Symfony's call
+   * `$profiler->disable()`: what they answer is not profiled. Anything else under `/_profiler` or
+   * `/_wdt` is (a routing 404 or 405, the trailing-slash redirect of `/_profiler`), as in Symfony.
+   */
+  disableFor(request: KernelRequest): void {
+    this.ownPages.add(request);
+  }
+
   shouldProfile(request: KernelRequest): boolean {
-    return !OWN_PATH.test(request.pathInfo);
+    return !this.ownPages.has(request);
   }
 
   /**

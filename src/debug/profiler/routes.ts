@@ -122,13 +122,15 @@ const AUTO_SUBMIT = `document.querySelectorAll('.pf-filters select').forEach(fun
 
 /**
  * The profiler's routes (CONTRACT §6.4), GET only (HEAD follows). Their names, paths and methods are
- * final. Requests to these pages are not profiled (Profiler.shouldProfile).
+ * final. What they answer is not profiled (Profiler.disableFor).
  */
 export function profilerRoutes(getServices: () => AppServices): RouteDefinition[] {
-  const context = () => {
+  /** What every action starts with; the request it answers is not profiled. */
+  const context = (request: KernelRequest) => {
     const services = getServices();
     const profiler = services.profiler;
     if (!profiler) throw new NotFoundHttpException('The profiler is disabled.');
+    profiler.disableFor(request);
     return { services, profiler, urls: buildUrls(services) };
   };
 
@@ -165,7 +167,7 @@ export function profilerRoutes(getServices: () => AppServices): RouteDefinition[
   };
 
   async function toolbarAction(request: KernelRequest): Promise<HttpResponse> {
-    const { profiler, urls } = context();
+    const { profiler, urls } = context(request);
     const token = request.attributes.getString('token');
     const headers = { 'content-type': 'text/html; charset=UTF-8', 'cache-control': 'no-store, private', 'x-content-type-options': 'nosniff' };
     if (token === 'empty') return new HttpResponse('', 200, headers);
@@ -174,13 +176,13 @@ export function profilerRoutes(getServices: () => AppServices): RouteDefinition[
     return new HttpResponse(renderToolbar(profile, { profile: urls.profile, wdt: urls.wdt, search: () => urls.search() }), 200, headers);
   }
 
-  function homeAction(): HttpResponse {
-    const { urls } = context();
+  function homeAction(request: KernelRequest): HttpResponse {
+    const { urls } = context(request);
     return HttpResponse.redirect(urls.results('empty', { limit: 10 }), 302);
   }
 
   async function searchAction(request: KernelRequest): Promise<HttpResponse> {
-    const { profiler, urls } = context();
+    const { profiler, urls } = context(request);
     const query = request.query.all();
     const token = typeof query.token === 'string' ? query.token.trim().toLowerCase() : '';
     if (token) {
@@ -198,7 +200,7 @@ export function profilerRoutes(getServices: () => AppServices): RouteDefinition[
   }
 
   async function searchResultsAction(request: KernelRequest): Promise<HttpResponse> {
-    const { profiler, urls } = context();
+    const { profiler, urls } = context(request);
     const token = request.attributes.getString('token');
     const { criteria, fields } = readCriteria(request.query.all());
     const results = await profiler.find(criteria);
@@ -209,7 +211,7 @@ export function profilerRoutes(getServices: () => AppServices): RouteDefinition[
   }
 
   async function panelAction(request: KernelRequest, forced?: PanelName): Promise<HttpResponse> {
-    const { services, profiler, urls } = context();
+    const { services, profiler, urls } = context(request);
     const token = request.attributes.getString('token');
     const { profile, noProfiles } = await resolve(profiler, token);
     if (request.prefersJson()) {
@@ -223,7 +225,7 @@ export function profilerRoutes(getServices: () => AppServices): RouteDefinition[
   }
 
   async function exceptionAction(request: KernelRequest): Promise<HttpResponse> {
-    const { services, profiler, urls } = context();
+    const { services, profiler, urls } = context(request);
     const token = request.attributes.getString('token');
     const { profile, noProfiles } = await resolve(profiler, token);
     if (!profile) return notFoundPage(urls, token, noProfiles);

@@ -89,7 +89,7 @@ export function renderResults(urls: ProfilerUrls, results: ProfileSummary[], fie
     .map(([k, v]) => `${k} = "${v}"`)
     .join(', ');
   const heading = `<h2>${results.length} result${results.length === 1 ? '' : 's'} found${criteriaText ? ` for ${esc(criteriaText)}` : ''}</h2>`;
-  if (results.length === 0) return `${heading}${renderSearchForm(urls, fields)}<p class="pf-empty">No profiles match. Requests to the profiler itself are never profiled.</p>`;
+  if (results.length === 0) return `${heading}${renderSearchForm(urls, fields)}<p class="pf-empty">No profiles match. The profiler's own pages are never profiled.</p>`;
   const rows = results
     .map((s) => {
       const tone = statusTone(s.status);
