@@ -87,6 +87,7 @@ export class ResponseListener {
         }
         // StreamedResponseListener still treats it as the streamed response GET would get.
         if (response.isStreamed) request.attributes.set(STREAMED_ATTRIBUTE, true);
+        else if (typeof response.body === 'string' || response.body instanceof Uint8Array) headBodies.set(response, response.body);
         dropBody(response);
       }
     }
@@ -139,6 +140,17 @@ function withSecure(line: string): string {
 }
 
 const encoder = new TextEncoder();
+
+/** The fixed body a HEAD response had before it was emptied. */
+const headBodies = new WeakMap<object, string | Uint8Array>();
+
+/**
+ * The body GET would have sent for a HEAD response whose body this listener emptied, for the later
+ * response listeners that change GET's body (the debug toolbar) and must keep HEAD's headers GET's.
+ */
+export function bodyBeforeHead(response: object): string | Uint8Array | undefined {
+  return headBodies.get(response);
+}
 
 /** The bytes a fixed body is sent as (null: none, 0); null for a stream. */
 function byteLength(body: unknown): number | null {

@@ -6,6 +6,7 @@ import { listener } from '../../kernel/hooks.ts';
 import { isToken } from '../profiler/profile.ts';
 import { profileLink, tokenUrl } from '../profiler/profiler-listener.ts';
 import { utf8Length } from '../profiler/stored.ts';
+import { bodyBeforeHead } from '../../listeners/response-listener.ts';
 import { bodyParts } from './body-parts.ts';
 import { addCspNonce, lastBodyClose, lastBodyCloseBytes, randomNonce, toolbarSnippet, type ToolbarUrls } from './toolbar.ts';
 
@@ -13,7 +14,6 @@ import { addCspNonce, lastBodyClose, lastBodyCloseBytes, randomNonce, toolbarSni
 export function toolbarExclusion(request: KernelRequest, response: HttpResponse): string | null {
   if (!request.isMainRequest) return 'sub-request';
   if (request.isXmlHttpRequest()) return 'XHR request';
-  if (request.realMethod === 'HEAD') return 'HEAD request';
   if (response.status >= 300 && response.status < 400) return 'redirect';
   const type = response.headers.get('content-type');
   if (type !== null && !type.toLowerCase().includes('html')) return 'not HTML';
@@ -30,8 +30,11 @@ export function toolbarExclusion(request: KernelRequest, response: HttpResponse)
 /**
  * Symfony's WebDebugToolbarListener: on every profiled response makes sure `X-Debug-Token-Link` is set;
  * on main, non-XHR, non-redirect, non-attachment HTML responses (error pages included) injects the
- * toolbar just before the last `</body>`. JSON, redirects, HEAD, streamed and encoded bodies are
- * untouched; a `Content-Length` that was set is corrected.
+ * toolbar just before the last `</body>`. JSON, redirects, streamed and encoded bodies are untouched;
+ * a `Content-Length` that was set is corrected.
+ *
+ * HEAD gets no toolbar (its body stays empty, CONTRACT §6.5) but keeps GET's headers (§9): the
+ * toolbar is injected into the body GET would have sent, its length declared, and the body dropped.
  */
 export class WebDebugToolbarListener {
   constructor(private readonly services: AppServices) {}
@@ -41,9 +44,25 @@ export class WebDebugToolbarListener {
     const token = response.headers.get('x-debug-token');
     if (!token || !isToken(token)) return;
     if (!response.headers.has('x-debug-token-link')) response.headers.set('x-debug-token-link', profileLink(this.services, request, token));
+    if (request.realMethod === 'HEAD') return this.declareForHead(request, response, token);
     if (toolbarExclusion(request, response) !== null) return;
     this.inject(response, token);
   });
+
+  /** HEAD: the Content-Length (and CSP nonce) of GET's answer with the toolbar, and no body. */
+  private declareForHead(request: KernelRequest, response: HttpResponse, token: string): void {
+    const body = bodyBeforeHead(response);
+    if (body === undefined || !response.headers.has('content-length')) return;
+    response.body = body;
+    try {
+      if (toolbarExclusion(request, response) !== null) return;
+      this.inject(response, token);
+      const sent = response.body as string | Uint8Array;
+      response.headers.set('content-length', String(typeof sent === 'string' ? utf8Length(sent) : sent.byteLength));
+    } finally {
+      response.body = '';
+    }
+  }
 
   private cachedUrls: ToolbarUrls | null = null;
 
