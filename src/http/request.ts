@@ -32,7 +32,7 @@ export interface RequestSettings {
   /** Debug mode: requests keep their log records and listener trace. */
   debug: boolean;
   /** The app's URL generator (Router.generate), for `generateUrl`; absent in a request built without an app. */
-  generateUrl?: (name: string, params: Record<string, unknown>, options: { absoluteBase?: string }) => string;
+  generateUrl?: (name: string, params: Record<string, unknown>, options: { absoluteBase?: string; context?: Readonly<Record<string, unknown>> }) => string;
 }
 
 const STANDARD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'PATCH', 'PURGE', 'TRACE']);
@@ -320,13 +320,16 @@ export class KernelRequest {
 
   /**
    * CONTRACT §4.3 (Symfony's AbstractController::generateUrl): the path of a named route with `params`
-   * filled in (others become the query string); `absolute` prefixes this request's scheme and host, as
-   * UrlGeneratorInterface::ABSOLUTE_URL does with the request context. Unknown route → Error.
+   * filled in (others become the query string; a `_locale` variable not given is this request's
+   * locale); `absolute` prefixes this request's scheme and host, as UrlGeneratorInterface::ABSOLUTE_URL
+   * does with the request context. Unknown route → Error.
    */
   generateUrl(name: string, params: Record<string, unknown> = {}, options: { absolute?: boolean } = {}): string {
     const generate = this.settings.generateUrl;
     if (!generate) throw new Error('generateUrl needs a request made by an app (createApp).');
-    return generate(name, params, options.absolute ? { absoluteBase: this.getSchemeAndHttpHost() } : {});
+    // The request's locale fills a `_locale` variable the caller left out (Symfony's router context).
+    const context = { _locale: this.locale };
+    return generate(name, params, options.absolute ? { absoluteBase: this.getSchemeAndHttpHost(), context } : { context });
   }
 
   /** Absolute URL with the normalised query string (keys sorted), as in the `Matched route` log. */

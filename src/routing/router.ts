@@ -70,6 +70,12 @@ export interface RouteExplanation {
 export interface GenerateOptions {
   /** e.g. 'http://127.0.0.1:8000' — prefixed to the path (a trailing '/' is dropped). */
   absoluteBase?: string;
+  /**
+   * Symfony's RequestContext parameters: values for path variables the caller did not give, before the
+   * route's defaults (`_locale`: the request's locale, as LocaleListener sets it on the router context).
+   * They never become query parameters.
+   */
+  context?: Readonly<Record<string, unknown>>;
 }
 
 class TrieNode {
@@ -261,9 +267,11 @@ export class Router {
     }
     const values: Record<string, string | string[]> = Object.create(null);
     const missing: string[] = [];
+    const context = options.context;
     for (const variable of route.variables) {
       const required = route.requiredVariables.has(variable);
       let value = Object.hasOwn(params, variable) ? params[variable] : undefined;
+      if ((value === undefined || value === null) && context !== undefined && Object.hasOwn(context, variable)) value = context[variable];
       if ((value === undefined || value === null) && required && Object.hasOwn(route.defaults, variable)) {
         value = route.defaults[variable];
       }
@@ -305,7 +313,7 @@ export class Router {
         fragment = String(value);
         continue;
       }
-      if (Object.hasOwn(route.defaults, key) && route.defaults[key] === value) continue;
+      if (Object.hasOwn(route.defaults, key) && sameAsDefault(value, route.defaults[key])) continue;
       appendQuery(query, encodeURIComponent(key), value, 0);
     }
     if (query.length > 0) url += '?' + query.join('&');
@@ -425,4 +433,14 @@ function encodeFragment(fragment: string): string {
   return encodeURIComponent(fragment).replace(/%(2F|3F|40|3A|21|24|26|27|28|29|2A|2B|2C|3B|3D)/gi, (e) =>
     decodeURIComponent(e),
   );
+}
+
+/**
+ * Whether an extra parameter equals the route's default, so it stays out of the query string: Symfony
+ * compares with PHP's `==`, under which `'10'` equals `10`; here scalars are compared as strings.
+ */
+function sameAsDefault(value: unknown, fallback: unknown): boolean {
+  if (value === fallback) return true;
+  const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+  return scalar(value) && scalar(fallback) && String(value) === String(fallback);
 }

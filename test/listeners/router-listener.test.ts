@@ -120,6 +120,18 @@ test('regression: CONTRACT §4.3 generateUrl(name, params, { absolute }) did not
   assert.equal(r.headers.get('x-debug-token-link'), `http://example.test:8080/_profiler/${token}`, 'the token link is the same generator');
 });
 
+test('regression: generateUrl ignored the request locale for a _locale path variable (Symfony fills it from the router context)', async () => {
+  const links = (r: KernelRequest) => HttpResponse.json({ same: r.generateUrl('about'), other: r.generateUrl('about', { _locale: 'de' }), plain: r.generateUrl('plain') });
+  const { app } = testApp({
+    routes: [
+      { name: 'about', path: '/:_locale/about', controller: links },
+      { name: 'plain', path: '/plain', controller: links },
+    ],
+  });
+  assert.deepEqual(await (await send(app, '/fr/about')).json(), { same: '/fr/about', other: '/de/about', plain: '/plain' });
+  assert.deepEqual(await (await send(app, '/plain')).json(), { same: '/en/about', other: '/de/about', plain: '/plain' }, 'the default locale otherwise');
+});
+
 test('regression: a secret in the Referer\'s query string reached the 404 message (page, header and log) unmasked', async () => {
   const { app, lines } = testApp({ logFormat: 'json' });
   const r = await send(app, '/missing', { headers: { referer: 'https://shop.test/cart?token=REFSECRET42&page=2' } });

@@ -14,6 +14,8 @@ const r = new Router([
   route('root_files', '/*rest/raw'),
   route('name', '/n/:name'),
   route('cafe', '/café/:x'),
+  route('list', '/list', ['GET'], { defaults: { n: 10, sort: 'asc' } }),
+  route('localized', '/:_locale/about', ['GET']),
 ]);
 
 describe('generate()', () => {
@@ -78,6 +80,20 @@ describe('generate()', () => {
     assert.equal(r.generate('blog', { page: '1' }), '/blog/1');
     assert.equal(r.generate('home', { ids: [1, 2], f: { a: 'b' } }), '/?ids%5B0%5D=1&ids%5B1%5D=2&f%5Ba%5D=b');
     assert.equal(r.generate('home', { _fragment: 'top section' }), '/#top%20section');
+  });
+
+  test('regression: an extra parameter equal to the route default only as a string (\'10\' for 10) went to the query string', () => {
+    assert.equal(r.generate('list', { n: '10', sort: 'asc' }), '/list');
+    assert.equal(r.generate('list', { n: 10 }), '/list');
+    assert.equal(r.generate('list', { n: '11', sort: 'desc' }), '/list?n=11&sort=desc');
+    assert.equal(r.generate('list', { n: [10] }), '/list?n%5B0%5D=10', 'an array is no scalar: never equal');
+  });
+
+  test('context parameters (the router context\'s _locale) fill path variables the caller left out, never the query string', () => {
+    assert.equal(r.generate('localized', {}, { context: { _locale: 'fr' } }), '/fr/about');
+    assert.equal(r.generate('localized', { _locale: 'de' }, { context: { _locale: 'fr' } }), '/de/about', 'the caller\'s value wins');
+    assert.equal(r.generate('home', {}, { context: { _locale: 'fr' } }), '/');
+    assert.throws(() => r.generate('localized'), /mandatory parameters are missing \("_locale"\)/);
   });
 
   test('generate and match round-trip', () => {
