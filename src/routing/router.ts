@@ -258,7 +258,10 @@ export class Router {
    * Builds a URL path for a named route. Values are stringified and percent-encoded; a missing variable
    * falls back to the route's default when it is mandatory (outside an optional group). Parameters that
    * are not path variables are appended as a query string (as Symfony does), except those equal to the
-   * route's default; `_fragment` becomes the `#fragment`.
+   * route's default; `_fragment` becomes the `#fragment`. An optional group is written whenever its
+   * variables are given, even with their default values: that is path-to-regexp's `compile`, which
+   * CONTRACT §4.3 names (Symfony would leave out a trailing optional variable equal to its default;
+   * both URLs match the same route with the same parameters).
    */
   generate(name: string, params: Record<string, unknown> = {}, options: GenerateOptions = {}): string {
     const route = this.byName.get(name);
