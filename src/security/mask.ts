@@ -3,8 +3,12 @@
  * imports these too, so every place that displays request data masks the same way.
  */
 
-/** Keys whose values are never shown: passwords, secrets, tokens, credentials, cookies, session ids. */
-const SECRET_KEY = /^_?pass$|pass(?:word|wd|phrase)|secret|token|authori[sz]ation|cookie|session|sessid|api[-_]?key|private[-_]?key|credential/i;
+/**
+ * Keys whose values are never shown: passwords, secrets, tokens, credentials, cookies, session ids.
+ * `pass` alone counts as a whole name or a whole bracket segment (`pass[]`, `user[pass]`), not inside
+ * a word (`compass`).
+ */
+const SECRET_KEY = /(?:^|[[\]])_?pass(?:$|[[\]])|pass(?:word|wd|phrase)|secret|token|authori[sz]ation|cookie|session|sessid|api[-_]?key|private[-_]?key|credential/i;
 
 export const MASK = '***';
 

@@ -20,7 +20,7 @@ import { sameJson } from './profile-json.ts';
 export { MASK };
 
 /** Beyond the shared list (src/security/mask.ts): a few more spellings of credentials. */
-const MORE_SECRET_NAMES = /passcode|pwd|apikey|access[-_]?key|authoriz|sessid|csrf|xsrf|signature|^auth$|^sid$/i;
+const MORE_SECRET_NAMES = /passcode|pwd|apikey|access[-_]?key|authoriz|sessid|csrf|xsrf|signature|(?:^|[[\]])(?:auth|sid)(?:$|[[\]])/i;
 /** Named like secrets, but public by design: the profiler's own headers. */
 const PUBLIC_HEADERS = new Set(['x-debug-token', 'x-debug-token-link', 'x-previous-debug-token']);
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token', 'x-csrf-token', 'x-xsrf-token', 'x-amz-security-token']);
@@ -49,8 +49,11 @@ export function maskToken(value: unknown): string {
 }
 
 const CREDENTIAL_IN_TEXT = /\b(Bearer|Basic|Digest|Token)\s+[A-Za-z0-9._~+/=-]{4,}/g;
-/** A query key after its separator, up to its `=`; the value is found by scanning (maskPairs). */
-const QUERY_KEY = /[?&;]([^=&#\s"'<>;]+)=/g;
+/**
+ * A separator and the key-like run after it; maskPairs takes it for a key when `=` follows. A failed
+ * run is not scanned again from a `?` inside it (a regex wanting the `=` would: quadratic on `????…`).
+ */
+const QUERY_KEY = /[?&;]([^=&#\s"'<>;]*)/g;
 /** `://user:password@`: found from each `://`, so the scan stays linear whatever the text. */
 const URL_PASSWORD = /:\/\/([^\s/?#@:"'<>]*):([^\s/?#@"'<>]+)@/g;
 
@@ -66,6 +69,8 @@ function maskPairs(text: string, ends: (c: number) => boolean): string {
   QUERY_KEY.lastIndex = 0;
   let m: RegExpExecArray | null;
   while ((m = QUERY_KEY.exec(text)) !== null) {
+    if (text.charCodeAt(QUERY_KEY.lastIndex) !== 0x3d || m[1] === '') continue;
+    QUERY_KEY.lastIndex++;
     if (!isSecretName(safeDecode(m[1]!))) continue;
     const start = QUERY_KEY.lastIndex;
     let end = start;
@@ -388,7 +393,7 @@ function maskContentOnce(content: string, contentType: string, max: number): { m
       .join('&');
   }
   if (out === null) {
-    out = maskByPattern(content);
+    out = maskByPattern(content, contentType);
     clean = out === content;
   } else if (!clean) {
     clean = out === content;
@@ -396,17 +401,97 @@ function maskContentOnce(content: string, contentType: string, max: number): { m
   return { masked: out.length > max ? out.slice(0, max) : out, clean };
 }
 
-const SECRET_KEY_SOURCE = '[A-Za-z0-9_\\-\\[\\].]*(?:passw(?:or)?d|passphrase|pwd|secret|token|api[-_]?key|apikey|credential|csrf|authoriz)[A-Za-z0-9_\\-\\[\\].]*';
-const JSON_FIELD = new RegExp(`("${SECRET_KEY_SOURCE}"\\s*:\\s*)("(?:[^"\\\\]|\\\\.)*"|[^,}\\]\\s]+)`, 'gi');
+/**
+ * Field names in free text, each read whole (`(?=(run))\1` cannot backtrack into the run) and only after
+ * the character that opens one: a JSON key's quote, `name=` in a multipart header, a form separator.
+ * Whether the name is a secret's is isSecretName's answer on the name alone, as for parsed bodies.
+ * Written as alternations of greedy runs around secret words, these patterns took time quadratic in a
+ * long run of name characters (seconds for a 100 KB body, the event loop blocked meanwhile).
+ */
+const RUN = '[A-Za-z0-9_\\-\\[\\].]*';
+/** A JSON key may spell characters as `\uXXXX` (`"pass\u0077ord"`); invalid JSON may quote with `'`. */
+const JSON_RUN = '(?:[A-Za-z0-9_\\-\\[\\].]|\\\\u[0-9A-Fa-f]{4})*';
+const JSON_KEY = new RegExp(`(?:"(?=(${JSON_RUN}))\\1"|'(?=(${JSON_RUN}))\\2')\\s*:\\s*`, 'g');
+const JSON_VALUE = /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^,}\]\s]+/y;
 // The field name quoted as browsers send it, or in single quotes or bare, as other clients do.
-const MULTIPART_FIELD = new RegExp(`(name=(?:"${SECRET_KEY_SOURCE}"|'${SECRET_KEY_SOURCE}'|${SECRET_KEY_SOURCE}(?=[;\\s]))[^\\r\\n]*\\r?\\n(?:[^\\r\\n]+\\r?\\n)*\\r?\\n)([^\\r\\n]*)`, 'gi');
-const FORM_FIELD = new RegExp(`((?:^|[&\\s?;])${SECRET_KEY_SOURCE}=)([^&\\s]*)`, 'gi');
+const MULTIPART_NAME = new RegExp(`name=(?:"(?=(${RUN}))\\1"|'(?=(${RUN}))\\2'|(?=(${RUN}))\\3(?=[;\\s]))`, 'gi');
+const FORM_KEY = new RegExp(`(?:^|[&\\s?;])(?=(${RUN}))\\1=`, 'g');
+const FORM_VALUE = /[^&\s]*/y;
 
-function maskByPattern(content: string): string {
-  return scrubText(
-    content
-      .replace(JSON_FIELD, (_, key: string) => `${key}"${MASK}"`)
-      .replace(MULTIPART_FIELD, (_, head: string) => `${head}${MASK}`)
-      .replace(FORM_FIELD, (_, key: string) => `${key}${MASK}`),
-  );
+/** Where a value starts and ends, read from `from` (just after its field name); null: none there. */
+type ValueReader = (text: string, from: number) => readonly [start: number, end: number] | null;
+
+function stickyValue(pattern: RegExp): ValueReader {
+  return (text, from) => {
+    pattern.lastIndex = from;
+    return pattern.exec(text) === null ? null : [from, pattern.lastIndex];
+  };
+}
+
+/**
+ * A multipart field's value: from the blank line that ends its part's headers to the line break before
+ * the next boundary line (`--…`), however many lines it has (a PEM key). The blank line found last is
+ * remembered, so that many names before the same blank line (or with none after them) cost one search
+ * in all; a value ends where the scan goes on.
+ */
+function multipartValue(boundary: string): ValueReader {
+  // The delimiter line of the body's own boundary; without one, any line starting with `--`.
+  const next = `\n--${boundary}`;
+  let searchedFrom = -1;
+  let blank = -1; // index of the `\n` that ends the last header line, or -1: none after searchedFrom
+  return (text, from) => {
+    if (!(searchedFrom >= 0 && from >= searchedFrom && (blank < 0 || from <= blank))) {
+      searchedFrom = from;
+      const lf = text.indexOf('\n\n', from);
+      const crlf = text.indexOf('\n\r\n', from);
+      blank = lf < 0 ? crlf : crlf < 0 ? lf : Math.min(lf, crlf);
+    }
+    if (blank < 0) return null;
+    const start = text.charCodeAt(blank + 1) === 0x0d ? blank + 3 : blank + 2;
+    const delimiter = text.indexOf(next, start);
+    let end = delimiter < 0 ? text.length : delimiter;
+    if (end > start && text.charCodeAt(end - 1) === 0x0d) end--;
+    return [start, Math.max(start, end)];
+  };
+}
+
+/**
+ * Each value whose field name `key` finds and SECRET_WORD accepts, replaced by `masked`. Where no
+ * value follows a name, the scan goes on from the next character.
+ */
+function maskFields(text: string, key: RegExp, readValue: ValueReader, masked: string): string {
+  let out = '';
+  let copied = 0;
+  key.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = key.exec(text)) !== null) {
+    const name = m[1] ?? m[2] ?? m[3] ?? '';
+    const value = name !== '' && isSecretName(unescapeKey(name)) ? readValue(text, key.lastIndex) : null;
+    if (value === null) {
+      key.lastIndex = m.index + 1;
+      continue;
+    }
+    out += text.slice(copied, value[0]) + masked;
+    copied = value[1];
+    key.lastIndex = Math.max(value[1], m.index + 1);
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** `\uXXXX` escapes of a JSON key read as the characters they spell. */
+function unescapeKey(name: string): string {
+  return name.includes('\\u') ? name.replace(/\\u([0-9A-Fa-f]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : name;
+}
+
+/** The `boundary` parameter of a multipart content type, or '' (RFC 2046: 1–70 characters, maybe quoted). */
+function multipartBoundary(contentType: string): string {
+  const m = /;\s*boundary=(?:"([^"]{1,70})"|([^\s;]{1,70}))/i.exec(contentType);
+  return m === null ? '' : (m[1] ?? m[2] ?? '');
+}
+
+function maskByPattern(content: string, contentType: string): string {
+  let out = maskFields(content, JSON_KEY, stickyValue(JSON_VALUE), `"${MASK}"`);
+  out = maskFields(out, MULTIPART_NAME, multipartValue(multipartBoundary(contentType)), MASK);
+  out = maskFields(out, FORM_KEY, stickyValue(FORM_VALUE), MASK);
+  return scrubText(out);
 }

@@ -1,0 +1,85 @@
+/**
+ * Masking of raw request bodies and secret names (CONTRACT §6.2: secrets masked before storage): bodies
+ * that are neither valid JSON nor a form are masked by scanning for field names, which must find what
+ * the parsed-parameter masking finds, on any input, in time linear in its size.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { isSecretName, maskContent, maskQuerySecrets } from '../../src/debug/profiler/mask.ts';
+import { isSecretKey } from '../../src/security/mask.ts';
+
+const LIMIT = 256 * 1024;
+const CANARY = 'CANARY-VALUE';
+
+describe('raw body masking', () => {
+  // The old patterns needed time quadratic in these bodies' size: minutes for 256 KB (the size the
+  // profiler masks at most), the event loop blocked. Linear scans finish them at once. They run in a
+  // child process with a deadline far above what a linear scan needs, so a quadratic one fails the
+  // test instead of hanging the run; no time is measured.
+  test('regression: a long run of name characters in a body blocked the process while the profile masked it (quadratic patterns)', async () => {
+    const script = fileURLToPath(new URL('./fixtures/mask-child.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    const deadline = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    clearTimeout(deadline);
+    assert.equal(out, 'done', `still masking after 20 s, or failed: exit ${code} ${err}`);
+  });
+
+  test('regression: raw bodies were masked less than body parameters (multipart pass, multi-line values, invalid JSON, bracket names)', () => {
+    const multipart = [
+      '--XyZ',
+      'Content-Disposition: form-data; name="pass"',
+      '',
+      CANARY,
+      '--XyZ',
+      'Content-Disposition: form-data; name="private_key"',
+      'Content-Type: text/plain',
+      '',
+      '-----BEGIN PRIVATE KEY-----',
+      CANARY,
+      '-----END PRIVATE KEY-----',
+      '--XyZ',
+      'Content-Disposition: form-data; name="client_secret"',
+      '',
+      `${CANARY}\n${CANARY}`,
+      '--XyZ',
+      'Content-Disposition: form-data; name="user"',
+      '',
+      'ada',
+      '--XyZ--',
+    ].join('\r\n');
+    const masked = maskContent(multipart, 'multipart/form-data; boundary=XyZ', LIMIT);
+    assert.doesNotMatch(masked, /CANARY|BEGIN PRIVATE KEY|END PRIVATE KEY/);
+    assert.match(masked, /name="user"\r\n\r\nada\r\n--XyZ--$/, 'other fields and the boundaries stay');
+    assert.equal(masked.split('--XyZ').length, multipart.split('--XyZ').length);
+
+    for (const [body, type] of [
+      [`{'password':'${CANARY}', 'a': 1}`, 'application/json'],
+      [`{"pass\\u0077ord":"${CANARY}"`, 'application/json'],
+      [`{"user": {"api_key": "${CANARY}"}, "broken": }`, 'application/json'],
+      [`pass[]=${CANARY}&user[pass]=${CANARY}&sid[]=${CANARY}&user[auth]=${CANARY}&compass=north`, 'application/x-www-form-urlencoded'],
+      [`pass[]=${CANARY}&user[pass]=${CANARY}&compass=north`, 'text/plain'],
+    ]) {
+      const out = maskContent(body!, type!, LIMIT);
+      assert.doesNotMatch(out, /CANARY/, body);
+      if (body!.includes('compass')) assert.match(out, /compass=north/, 'a word that merely contains "pass" is no secret');
+    }
+  });
+
+  test('regression: pass, auth and sid were secret only as exact names, not as bracket segments', () => {
+    for (const name of ['pass', '_pass', 'pass[]', 'user[pass]', 'user[pass][]', 'auth', 'user[auth]', 'sid', 'sid[]']) {
+      assert.ok(isSecretName(name), name);
+    }
+    for (const name of ['pass[]', 'user[pass]']) assert.ok(isSecretKey(name), name);
+    for (const name of ['compass', 'passage', 'author', 'side', 'user[passage]']) assert.ok(!isSecretName(name), name);
+    const url = maskQuerySecrets(`/p?pass[]=${CANARY}&user[auth]=${CANARY}&sid[]=${CANARY}&q=1`);
+    assert.doesNotMatch(url, /CANARY/);
+    assert.match(url, /&q=1$/);
+  });
+});
