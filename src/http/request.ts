@@ -181,28 +181,30 @@ export class KernelRequest {
     this._method = method.toUpperCase();
   }
 
-  /** The raw target: path and query exactly as sent (absolute-form reduced to its path). */
+  /** The raw target: path and query exactly as sent (absolute-form reduced to its path and query). */
   get target(): string {
     const t = this.source.target;
     if (t[0] === '/' || t === '*') return t;
     const scheme = t.indexOf('://');
-    if (scheme < 0) return '/' + t;
-    const slash = t.indexOf('/', scheme + 3);
-    return slash < 0 ? '/' : t.slice(slash);
+    return scheme < 0 ? '/' + t : absoluteFormTarget(t, scheme + 3);
   }
 
-  /** The raw path: percent-encoding kept, dot segments and backslashes untouched. */
+  /**
+   * The raw path: percent-encoding kept, dot segments and backslashes untouched. Always starts with `/`
+   * (Symfony's preparePathInfo), so `OPTIONS *` routes and reports `/*`, and the absolute URL in the
+   * 404 message stays well-formed.
+   */
   get pathInfo(): string {
     if (this._pathInfo !== undefined) return this._pathInfo;
     const t = this.target;
     const q = t.indexOf('?');
     const p = q < 0 ? t : t.slice(0, q);
-    return (this._pathInfo = p === '' ? '/' : p);
+    return (this._pathInfo = p[0] === '/' ? p : '/' + p);
   }
 
   /** The raw query string without `?` ('' when none). */
   get queryString(): string {
-    const t = this.source.target;
+    const t = this.target;
     const q = t.indexOf('?');
     return q < 0 ? '' : t.slice(q + 1);
   }
@@ -263,10 +265,13 @@ export class KernelRequest {
     let host = validHosts.get(raw);
     if (host === undefined) {
       // ASCII lower-casing, as PHP 8's strtolower: other bytes stay as sent (and are shown decoded).
-      host = raw.trim().replace(ASCII_UPPER, (c) => c.toLowerCase()).replace(PORT_SUFFIX, '');
-      if (host && !VALID_HOST.test(host)) {
+      const sent = raw.trim().replace(ASCII_UPPER, (c) => c.toLowerCase());
+      host = sent.replace(PORT_SUFFIX, '');
+      // A port beyond 65535 is no port (it would print as `1e+23`): the Host is shown with it, since it is what is wrong.
+      const invalid = host && !VALID_HOST.test(host) ? host : hasInvalidPort(sent, host) ? sent : null;
+      if (invalid !== null) {
         this.hostValid = false;
-        throw new SuspiciousOperationException(`Invalid Host "${headerText(host)}".`);
+        throw new SuspiciousOperationException(`Invalid Host "${headerText(invalid)}".`);
       }
       if (validHosts.size < VALID_HOSTS_KEPT && raw.length <= HOST_LENGTH_KEPT) validHosts.set(raw, host);
     }
@@ -288,17 +293,22 @@ export class KernelRequest {
     return this.isSecure() ? 'https' : 'http';
   }
 
+  /**
+   * The port from the trusted forwarded port, else the trusted forwarded host, else the Host header,
+   * else the scheme's default. Only a real port (digits, 0–65535) is taken: a longer number would be
+   * written in exponent notation into Location and X-Debug-Token-Link. An X-Forwarded-Port that is no
+   * port is ignored, as one that is not digits always was: Symfony's getPort never throws (it casts
+   * with `(int)`), and forwarded headers are only refused when they conflict. A Host carrying such a
+   * port is refused by getHost (400 `Invalid Host`); the error page then gets the default port.
+   */
   getPort(): number {
     if (this.isFromTrustedProxy) {
       const port = this.forwardedValues('port');
-      if (port.length && isDigits(port[0])) return Number(port[0]);
+      if (port.length && isPort(port[0])) return Number(port[0]);
       const host = this.forwardedValues('host');
-      if (host.length) return portOf(host[0]) !== null ? Number(portOf(host[0])) : this.isSecure() ? 443 : 80;
+      if (host.length) return portOrDefault(host[0], this.isSecure());
     }
-    const host = this.hostHeader();
-    const port = portOf(host);
-    if (port !== null) return Number(port);
-    return this.getScheme() === 'https' ? 443 : 80;
+    return portOrDefault(this.hostHeader(), this.isSecure());
   }
 
   /** Host plus `:port` when the port is not the scheme's default. */
@@ -448,11 +458,41 @@ export class KernelRequest {
   }
 }
 
+/**
+ * The path and query of an absolute-form target, fragment dropped (Symfony keeps parse_url's path and
+ * query). The authority ends at the first `/`, `?` or `#` (RFC 3986), so a `/` in the query of
+ * `http://h?next=/admin` is not where the path starts; a missing path is `/`.
+ */
+function absoluteFormTarget(t: string, authorityStart: number): string {
+  let end = authorityStart;
+  while (end < t.length && t[end] !== '/' && t[end] !== '?' && t[end] !== '#') end++;
+  const hash = t.indexOf('#', end);
+  const rest = hash < 0 ? t.slice(end) : t.slice(end, hash);
+  return rest[0] === '/' ? rest : '/' + rest;
+}
+
+const MAX_PORT = 65535;
+
+/** A TCP port as sent: digits only, 0–65535 (leading zeros allowed, as `(int)` reads them). */
+function isPort(text: string): boolean {
+  return isDigits(text) && Number(text) <= MAX_PORT;
+}
+
+/** `sent` (lower-cased Host) ended in `:digits` that `host` lost, and those digits are no port. */
+function hasInvalidPort(sent: string, host: string): boolean {
+  return sent.length !== host.length && !isPort(sent.slice(host.length + 1));
+}
+
 function portOf(host: string): string | null {
   const pos = host[0] === '[' ? host.indexOf(':', host.lastIndexOf(']')) : host.lastIndexOf(':');
   if (pos < 0) return null;
   const port = host.slice(pos + 1);
-  return isDigits(port) ? port : null;
+  return isPort(port) ? port : null;
+}
+
+function portOrDefault(host: string, secure: boolean): number {
+  const port = portOf(host);
+  return port !== null ? Number(port) : secure ? 443 : 80;
 }
 
 function stripForPort(value: string): string {

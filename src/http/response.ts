@@ -111,8 +111,12 @@ function assertHeaderValue(value: string): void {
   }
 }
 
+/**
+ * htmlspecialchars with ENT_QUOTES, as RedirectResponse escapes its URL: `'` too, because the meta
+ * refresh quotes the URL with it (`url='…'`), where a raw `'` would end the URL early.
+ */
 function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#039;');
 }
 
 /**

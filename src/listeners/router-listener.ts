@@ -1,6 +1,6 @@
 import type { KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
-import { wellFormed } from '../http/url-encode.ts';
+import { headerText, wellFormed } from '../http/url-encode.ts';
 import type { ExceptionEvent, FinishRequestEvent, RequestEvent } from '../kernel/events.ts';
 import {
   BadRequestHttpException,
@@ -108,9 +108,10 @@ export class RouterListener {
         return withFrames(stacks, stackLimit, new MethodNotAllowedHttpException(previous.allowedMethods, message, previous), previous);
       }
       // Symfony appends the Referer as sent; its secret query parameters (?token=…) are masked, since the
-      // message is logged and shown.
+      // message is logged and shown. The host hands its bytes over as Latin-1: decoded like the Host, so
+      // a UTF-8 `é` shows as `é`, not `Ã©`.
       const referer = request.headers.get('referer');
-      const message = `No route found for "${method} ${uri}"${referer ? ` (from "${maskQuerySecrets(referer)}")` : ''}`;
+      const message = `No route found for "${method} ${uri}"${referer ? ` (from "${maskQuerySecrets(headerText(referer))}")` : ''}`;
       return withFrames(stacks, stackLimit, new NotFoundHttpException(message, previous), previous);
     } finally {
       Error.stackTraceLimit = stackLimit;

@@ -5,7 +5,7 @@ import { normalizeQueryString } from '../../src/http/request.ts';
 import { denoConnectionInfo, fetchSource, splitUrl } from '../../src/http/source.ts';
 import { KernelRequest } from '../../src/http/request.ts';
 import { ConflictingHeadersException, PayloadTooLargeHttpException, SessionNotFoundException, SuspiciousOperationException } from '../../src/kernel/exceptions.ts';
-import { kernelRequest, settings } from '../support/request.ts';
+import { kernelRequest, settings, source } from '../support/request.ts';
 import { HttpResponse } from '../../src/index.ts';
 import { testApp } from '../pipeline/harness.ts';
 
@@ -264,4 +264,83 @@ test('headers.lines() lists what headers.all() holds, with listener changes, fro
   assert.deepEqual(native.headers.lines(), flat, 'a source that lists its lines is read directly');
   native.headers.set('x-one', 'changed');
   assert.deepEqual(native.headers.lines(), ['host', 'x.test', 'x-one', 'changed'], 'changes made by listeners show');
+});
+
+/** An app with `/`, `/file` and `/dir/` (so `/dir` is the trailing-slash redirect), reached through `app.handle` with a raw source. */
+function pathApp(environment: Record<string, string> = {}) {
+  const echo = (name: string) => (request: KernelRequest) => HttpResponse.text(`${name} ${request.queryString}`);
+  return testApp({
+    environment,
+    routes: [
+      { name: 'home', path: '/', controller: echo('home') },
+      { name: 'file', path: '/file', controller: echo('file') },
+      { name: 'dir', path: '/dir/', methods: ['GET'], controller: echo('dir') },
+    ],
+  }).app;
+}
+
+async function handleRaw(app: ReturnType<typeof pathApp>, init: Parameters<typeof source>[0]) {
+  const { response } = await app.handle(source(init));
+  return { status: response.status, location: response.headers.get('location'), body: response.bodyText() ?? '', debugException: decodeURIComponent(response.headers.get('x-debug-exception') ?? ''), tokenLink: response.headers.get('x-debug-token-link') };
+}
+
+test('regression: an absolute-form target took its path from the query ("GET http://localhost?x=/file" served /file)', async () => {
+  const app = pathApp();
+  const cases: [string, number, string][] = [
+    ['http://localhost?x=/file', 200, 'home x=/file'],
+    ['http://localhost#/file', 200, 'home '],
+    ['http://localhost', 200, 'home '],
+    ['http://localhost/file?next=/', 200, 'file next=/'],
+    ['http://localhost/file#x', 200, 'file '],
+  ];
+  for (const [target, status, body] of cases) {
+    const r = await handleRaw(app, { target });
+    assert.equal(r.status, status, target);
+    assert.equal(r.body, body, target);
+  }
+});
+
+test('regression: "OPTIONS *" named its URL "http://localhost*" in the 404 message (the path did not start with /)', async () => {
+  const r = await handleRaw(pathApp(), { method: 'OPTIONS', target: '*' });
+  assert.equal(r.status, 404);
+  assert.equal(r.debugException, 'No route found for "OPTIONS http://localhost/*"');
+  assert.ok(r.body.includes('http://localhost/*'));
+  assert.ok(!r.body.includes('http://localhost*'));
+});
+
+test('regression: an out-of-range Host port was accepted and written as "1e+23" into Location and X-Debug-Token-Link; it is an invalid Host (400)', async () => {
+  const app = pathApp();
+  for (const host of ['localhost:99999999999999999999999', 'localhost:65536', '[::1]:70000']) {
+    const r = await handleRaw(app, { target: '/dir', headers: { host } });
+    assert.equal(r.status, 400, host);
+    assert.equal(r.location, null, host);
+    assert.equal(r.debugException, `Invalid Host "${host}".`, host);
+    assert.ok(!(r.tokenLink ?? '').includes('e+') && !(r.tokenLink ?? '').includes(':99'), `${host}: ${r.tokenLink}`);
+  }
+  const edges: [string, string][] = [
+    ['localhost:65535', 'http://localhost:65535/dir/'],
+    ['localhost:0', 'http://localhost:0/dir/'],
+    ['localhost:00080', 'http://localhost/dir/'],
+  ];
+  for (const [host, location] of edges) {
+    const r = await handleRaw(app, { target: '/dir', headers: { host } });
+    assert.equal(r.status, 301, host);
+    assert.equal(r.location, location, host);
+    assert.ok(r.tokenLink?.startsWith(location.slice(0, location.indexOf('/dir'))), `${host}: ${r.tokenLink}`);
+  }
+});
+
+test('regression: an out-of-range X-Forwarded-Port from a trusted proxy was written as "1e+23"; it is ignored, and a forwarded host with one is an invalid Host', async () => {
+  const app = pathApp({ TRUSTED_PROXIES: '127.0.0.1' });
+  const forwarded = (headers: Record<string, string>) => handleRaw(app, { target: '/dir', remoteAddress: '127.0.0.1', headers });
+  const ignored = await forwarded({ host: 'localhost:8080', 'x-forwarded-port': '99999999999999999999999' });
+  assert.equal(ignored.status, 301);
+  assert.equal(ignored.location, 'http://localhost:8080/dir/', 'the next source of the port, as for a port that is not digits');
+  assert.ok(ignored.tokenLink?.startsWith('http://localhost:8080/_profiler/'), String(ignored.tokenLink));
+  assert.equal((await forwarded({ host: 'localhost', 'x-forwarded-port': '65536' })).location, 'http://localhost/dir/');
+  assert.equal((await forwarded({ host: 'localhost', 'x-forwarded-port': '8443' })).location, 'http://localhost:8443/dir/');
+  const badHost = await forwarded({ host: 'localhost', 'x-forwarded-host': 'public.test:70000' });
+  assert.equal(badHost.status, 400);
+  assert.equal(badHost.debugException, 'Invalid Host "public.test:70000".');
+  assert.equal(badHost.location, null);
 });

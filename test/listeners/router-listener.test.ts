@@ -168,3 +168,21 @@ test('regression: the trailing-slash redirect\'s "Matched route" lacked path, pe
   assert.equal(ports.httpPort, 80);
   assert.equal(ports.httpsPort, 8443);
 });
+
+test('regression: a UTF-8 Referer was shown as mojibake in the 404 message and double-encoded in X-Debug-Exception', async () => {
+  const { app, lines } = testApp({ logFormat: 'json' });
+  // Header bytes arrive as Latin-1 characters: the UTF-8 `é` (C3 A9) is `Ã©` here, as hosts hand it over.
+  const r = await send(app, '/missing', { headers: { referer: 'http://a.test/caf\u00c3\u00a9' } });
+  assert.equal(r.status, 404);
+  const header = r.headers.get('x-debug-exception') ?? '';
+  assert.ok(header.endsWith('caf%C3%A9%22%29'), header);
+  assert.equal(decodeURIComponent(header), 'No route found for "GET http://localhost/missing" (from "http://a.test/café")');
+  const body = await r.text();
+  assert.ok(body.includes('(from &quot;http://a.test/café&quot;)'), 'the page shows é');
+  assert.ok(!body.includes('a.test/caf\u00c3'), 'no mojibake on the page');
+  assert.ok(lines.some((l) => l.includes('http://a.test/café')) && !lines.some((l) => l.includes('\u00c3')), 'logged decoded');
+
+  // Bytes that are not UTF-8 are shown as sent (Latin-1), as the Host is.
+  const latin1 = await send(app, '/missing', { headers: { referer: 'http://a.test/caf\u00e9' } });
+  assert.equal(decodeURIComponent(latin1.headers.get('x-debug-exception') ?? ''), 'No route found for "GET http://localhost/missing" (from "http://a.test/café")');
+});
