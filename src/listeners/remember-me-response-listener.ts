@@ -2,7 +2,7 @@ import type { KernelRequest } from '../http/request.ts';
 import type { HttpResponse } from '../http/response.ts';
 import type { ResponseEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
-import { REMEMBER_ME_PURPOSE, type RememberMeCookieAction } from '../security/authenticator.ts';
+import { REMEMBER_ME_PURPOSE, type RememberMeCookieAction, type RememberMePayload } from '../security/authenticator.ts';
 import { REMEMBER_ME_COOKIE_ATTRIBUTE } from '../security/member.ts';
 import type { Signer } from '../security/signing.ts';
 
@@ -14,9 +14,13 @@ export interface RememberMeOptions {
 
 /**
  * Symfony's RememberMe ResponseListener (main request): when a login asked for it
- * (`logIn(request, { rememberMe: true })`), the response gets the remember-me cookie — the member
- * signed with HMAC-SHA256 and APP_SECRET, an expiry inside the signature, HttpOnly, SameSite=Lax,
- * Secure on HTTPS. Logout or a rejected cookie clears it (only when the client has one).
+ * (`logIn(request, { rememberMe: true })`), the response gets the remember-me cookie, HttpOnly,
+ * SameSite=Lax, Secure on HTTPS. Logout or a rejected cookie clears it (only when the client has one).
+ *
+ * Symfony's cookie holds no credential, but this one must restore the member's `irms_token` (the API
+ * bearer credential), so the payload is encrypted with AES-GCM under a key derived from APP_SECRET:
+ * a leaked cookie (proxy log, shared machine) does not reveal the token, and any change is rejected.
+ * It also names the firewall context of the login, so a firewall of another context ignores it.
  */
 export class RememberMeResponseListener {
   constructor(private readonly options: RememberMeOptions) {}
@@ -37,14 +41,16 @@ export class RememberMeResponseListener {
   });
 
   private async setCookie(request: KernelRequest, response: HttpResponse, action: Extract<RememberMeCookieAction, { action: 'set' }>): Promise<void> {
-    const { member } = action;
+    const { member, context } = action;
     const lifetime = this.options.lifetimeSeconds;
-    const value = await this.options.signer.seal(REMEMBER_ME_PURPOSE, {
+    const payload: RememberMePayload = {
       m: member.memberId,
       t: member.irmsToken,
       r: member.roles,
+      c: context,
       e: Math.floor(Date.now() / 1000) + lifetime,
-    });
+    };
+    const value = await this.options.signer.encrypt(REMEMBER_ME_PURPOSE, payload);
     response.headers.setCookie(this.options.cookieName, value, { ...this.cookieOptions(request), maxAge: lifetime });
   }
 

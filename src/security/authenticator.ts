@@ -17,8 +17,20 @@ import type { Signer } from './signing.ts';
 
 export const REMEMBER_ME_PURPOSE = 'irms-remember-me';
 
-/** What RememberMeResponseListener does with the remember-me cookie. */
-export type RememberMeCookieAction = { action: 'set'; member: Member } | { action: 'clear' };
+/**
+ * What RememberMeResponseListener does with the remember-me cookie. `context` is the firewall context
+ * the member logged in to: the cookie is only accepted again by a firewall of that context.
+ */
+export type RememberMeCookieAction = { action: 'set'; member: Member; context: string } | { action: 'clear' };
+
+/** The decrypted remember-me cookie: member (`m`, `t`, `r`), firewall context (`c`), expiry (`e`, Unix seconds). */
+export interface RememberMePayload {
+  m: string;
+  t: string;
+  r: readonly string[];
+  c: string;
+  e: number;
+}
 
 export interface AuthenticatorOptions {
   map: FirewallMap;
@@ -34,9 +46,9 @@ const BEARER = /^Bearer[ \t]+([^\s]{1,4096})[ \t]*$/i;
  * The firewall's authentication listeners, run once per request: an `Authorization: Bearer` token
  * (checked by the configured verifier), then — for stateful firewalls and routes not declared
  * `stateless` — the member kept in the session (read only when the request carries the session
- * cookie), then a signed remember-me cookie. The outcome is the request's token (`_security_token`:
- * a Member or null). Requests carrying neither an Authorization header nor one of those cookies are
- * settled synchronously without reading anything else.
+ * cookie), then an encrypted remember-me cookie issued by a firewall of the same context. The
+ * outcome is the request's token (`_security_token`: a Member or null). Requests carrying neither an
+ * Authorization header nor one of those cookies are settled synchronously without reading anything else.
  */
 export class Authenticator {
   constructor(private readonly options: AuthenticatorOptions) {}
@@ -91,7 +103,7 @@ export class Authenticator {
     if (authorization !== null) member = await this.fromBearer(request, authorization);
     if (member === null && stateful) {
       member = await this.fromSession(request, firewall);
-      if (member === null) member = await this.fromRememberMe(request);
+      if (member === null) member = await this.fromRememberMe(request, firewall);
     }
     if (!request.attributes.has(TOKEN_ATTRIBUTE)) request.attributes.set(TOKEN_ATTRIBUTE, member);
   }
@@ -124,12 +136,22 @@ export class Authenticator {
     return member;
   }
 
-  private async fromRememberMe(request: KernelRequest): Promise<Member | null> {
-    const name = this.options.rememberMeCookieName;
-    const value = request.cookies.get(name);
+  /**
+   * A cookie from another firewall context is ignored, not cleared. In Symfony each firewall has its
+   * own remember-me configuration and only reads its own cookie; a member who ticked "remember me" on
+   * the site and then opens /admin expects to be asked to log in there, not to lose the site's
+   * remember-me (the cookie is shared by path `/`, so clearing it here would log them out of `main`).
+   * An unreadable, altered, pre-encryption (signed-only) or expired cookie belongs to nobody: cleared.
+   */
+  private async fromRememberMe(request: KernelRequest, firewall: Firewall): Promise<Member | null> {
+    const value = request.cookies.get(this.options.rememberMeCookieName);
     if (typeof value !== 'string' || value === '') return null;
-    const payload = (await this.options.signer.unseal(REMEMBER_ME_PURPOSE, value)) as { m?: unknown; t?: unknown; r?: unknown; e?: unknown } | null;
-    const member = payload && typeof payload.e === 'number' && payload.e * 1000 > Date.now() ? toMember({ memberId: payload.m, irmsToken: payload.t, roles: payload.r }, 'remember_me') : null;
+    const payload = rememberMePayload(await this.options.signer.decrypt(REMEMBER_ME_PURPOSE, value));
+    if (payload !== null && payload.c !== firewall.context) {
+      request.logger.debug('security', 'Remember-me cookie of firewall context "{cookie_context}" ignored on context "{context}".', { cookie_context: payload.c, context: firewall.context });
+      return null;
+    }
+    const member = payload !== null && payload.e * 1000 > Date.now() ? toMember({ memberId: payload.m, irmsToken: payload.t, roles: payload.r }, 'remember_me') : null;
     if (member === null) {
       request.attributes.set(REMEMBER_ME_COOKIE_ATTRIBUTE, { action: 'clear' } satisfies RememberMeCookieAction);
       request.logger.notice('security', 'Remember-me cookie rejected and cleared.');
@@ -143,6 +165,17 @@ export class Authenticator {
     request.logger.info('security', 'Remember-me cookie accepted for member "{member_id}".', { member_id: member.memberId });
     return member;
   }
+}
+
+/** A decrypted payload whose member fields are still unchecked (toMember checks them). */
+type UncheckedRememberMe = Pick<RememberMePayload, 'c' | 'e'> & { m?: unknown; t?: unknown; r?: unknown };
+
+/** The payload when its context and expiry have the right types, else null. */
+function rememberMePayload(value: unknown): UncheckedRememberMe | null {
+  if (value === null || typeof value !== 'object') return null;
+  const v = value as Record<string, unknown>;
+  if (typeof v.c !== 'string' || v.c === '' || typeof v.e !== 'number') return null;
+  return { c: v.c, e: v.e, m: v.m, t: v.t, r: v.r };
 }
 
 /** Routes with the `stateless` option never touch the session (Symfony's `_stateless`). */

@@ -19,7 +19,7 @@ export interface LoginCredentials {
   /** The member's `irms_token` (what API clients send as `Authorization: Bearer`). */
   irmsToken: string;
   roles?: string[];
-  /** Also set a signed remember-me cookie, so a later visit without the session logs the member back in. */
+  /** Also set an encrypted remember-me cookie, so a later visit without the session logs the member back in (on firewalls of this context only). */
   rememberMe?: boolean;
 }
 
@@ -40,7 +40,8 @@ export interface LoginCredentials {
  * - `irms_token`, `member_id` and the member (`getMember(request)`) are set on this request; the
  *   firewall's ContextListener stores the member in the session when the response is sent (under the
  *   firewall context's key, so firewalls with other contexts do not see it).
- * - `rememberMe: true` adds a signed (APP_SECRET), HttpOnly remember-me cookie to the response.
+ * - `rememberMe: true` adds an encrypted (APP_SECRET), HttpOnly remember-me cookie to the response,
+ *   accepted later only by firewalls of this firewall's context.
  *
  * The route must be behind a stateful firewall (the default `main` or `admin`, not `dev`, not a
  * `stateless` one); otherwise this throws. With an asynchronous session store, the session is loaded
@@ -58,7 +59,7 @@ export function logIn(request: KernelRequest, credentials: LoginCredentials): Me
   attributes.set(TOKEN_ATTRIBUTE, member);
   attributes.set(IRMS_TOKEN_ATTRIBUTE, member.irmsToken);
   attributes.set(MEMBER_ID_ATTRIBUTE, member.memberId);
-  if (credentials.rememberMe) attributes.set(REMEMBER_ME_COOKIE_ATTRIBUTE, { action: 'set', member } satisfies RememberMeCookieAction);
+  if (credentials.rememberMe) attributes.set(REMEMBER_ME_COOKIE_ATTRIBUTE, { action: 'set', member, context } satisfies RememberMeCookieAction);
   request.logger.info('security', 'Member "{member_id}" logged in.', { member_id: member.memberId });
   return member;
 }

@@ -1,7 +1,9 @@
 /**
- * HMAC-SHA256 signing with the app secret (`APP_SECRET`), on Web Crypto so it works on every Fetch host
- * (Node, Deno, workers). Every signature covers a purpose label, so a value signed for one use (a
- * remember-me cookie) is never accepted for another (a bearer token).
+ * Signing (HMAC-SHA256) and authenticated encryption (AES-256-GCM) with the app secret (`APP_SECRET`),
+ * on Web Crypto so it works on every Fetch host (Node, Deno, workers). Every value is bound to a
+ * purpose label, so a value sealed for one use (a remember-me cookie) is never accepted for another
+ * (a bearer token). Sign what the holder may read (bearer claims); encrypt what they must not see in
+ * clear when the value leaks (a credential inside a long-lived cookie).
  */
 
 const encoder = new TextEncoder();
@@ -30,8 +32,16 @@ export function base64UrlDecode(text: string): Uint8Array<ArrayBuffer> | null {
 /** Largest sealed value accepted for verification (cookies and headers are small). */
 export const MAX_SEALED_LENGTH = 4096;
 
+/** HKDF salt: separates the encryption keys from the HMAC key although both come from APP_SECRET. */
+const ENCRYPTION_SALT = encoder.encode('irms-web/aes-256-gcm');
+/** GCM's standard nonce size; random per value, so the same payload never encrypts the same way twice. */
+const IV_BYTES = 12;
+/** The GCM tag (16 bytes) plus at least one byte of payload. */
+const MIN_CIPHERTEXT_BYTES = 17;
+
 export class Signer {
   private key: Promise<CryptoKey> | undefined;
+  private readonly encryptionKeys = new Map<string, Promise<CryptoKey>>();
 
   constructor(private readonly secret: string) {
     if (!secret) throw new Error('A signer needs a non-empty secret (APP_SECRET).');
@@ -66,4 +76,59 @@ export class Signer {
       return null;
     }
   }
+
+  /** One AES-GCM key per purpose, so a value encrypted for one purpose cannot even be decrypted for another. */
+  private encryptionKey(purpose: string): Promise<CryptoKey> {
+    let key = this.encryptionKeys.get(purpose);
+    if (key === undefined) {
+      key = deriveEncryptionKey(this.secret, purpose);
+      this.encryptionKeys.set(purpose, key);
+    }
+    return key;
+  }
+
+  /** base64url(iv ‖ AES-256-GCM(payload JSON)), the purpose also authenticated as additional data. */
+  async encrypt(purpose: string, payload: unknown): Promise<string> {
+    const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
+    const plaintext = encoder.encode(JSON.stringify(payload));
+    const ciphertext = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: encoder.encode(purpose) }, await this.encryptionKey(purpose), plaintext);
+    const out = new Uint8Array(IV_BYTES + ciphertext.byteLength);
+    out.set(iv);
+    out.set(new Uint8Array(ciphertext), IV_BYTES);
+    return base64UrlEncode(out);
+  }
+
+  /**
+   * The payload of a value encrypted for `purpose`, or null when it is malformed, was altered, was
+   * encrypted for another purpose or secret, or is a signed-only value (`seal`), never an exception.
+   */
+  async decrypt(purpose: string, encrypted: string): Promise<unknown> {
+    if (typeof encrypted !== 'string' || encrypted.length > MAX_SEALED_LENGTH) return null;
+    const bytes = base64UrlDecode(encrypted);
+    if (bytes === null || bytes.byteLength < IV_BYTES + MIN_CIPHERTEXT_BYTES) return null;
+    let plaintext: ArrayBuffer;
+    try {
+      const iv = bytes.subarray(0, IV_BYTES);
+      plaintext = await crypto.subtle.decrypt({ name: 'AES-GCM', iv, additionalData: encoder.encode(purpose) }, await this.encryptionKey(purpose), bytes.subarray(IV_BYTES));
+    } catch {
+      return null;
+    }
+    try {
+      return JSON.parse(decoder.decode(plaintext)) as unknown;
+    } catch {
+      return null;
+    }
+  }
+}
+
+/** HKDF-SHA256(APP_SECRET) with the purpose as `info`: a full-strength AES key whatever the secret's length. */
+async function deriveEncryptionKey(secret: string, purpose: string): Promise<CryptoKey> {
+  const material = await crypto.subtle.importKey('raw', encoder.encode(secret), 'HKDF', false, ['deriveKey']);
+  return crypto.subtle.deriveKey(
+    { name: 'HKDF', hash: 'SHA-256', salt: ENCRYPTION_SALT, info: encoder.encode(purpose) },
+    material,
+    { name: 'AES-GCM', length: 256 },
+    false,
+    ['encrypt', 'decrypt'],
+  );
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { getMember, HttpResponse, listener, logIn, logOut, logoutUrl, MemorySessionStore, signMemberToken, type AppOptions, type RouteDefinition } from '../../src/index.ts';
+import { Signer } from '../../src/security/signing.ts';
 import { records, send, setCookies, testApp } from '../pipeline/harness.ts';
 
 const routes: RouteDefinition[] = [
@@ -19,6 +20,16 @@ const routes: RouteDefinition[] = [
   { name: 'full', path: '/full', controller: () => HttpResponse.text('fully'), options: { isGranted: 'IS_AUTHENTICATED_FULLY' } },
   { name: 'full_security', path: '/full-security', controller: () => HttpResponse.text('fully'), options: { security: (c) => c.isGranted('IS_AUTHENTICATED_FULLY') } },
   { name: 'admin_home', path: '/admin', controller: (r) => HttpResponse.json({ member_id: r.attributes.get('member_id') }) },
+  {
+    name: 'admin_login',
+    path: '/admin/login',
+    methods: ['POST'],
+    controller: (r) => {
+      logIn(r, { memberId: r.request.getString('member'), irmsToken: r.request.getString('token'), roles: ['ROLE_ADMIN'], rememberMe: true });
+      return HttpResponse.json({ ok: true });
+    },
+  },
+  { name: 'admin_account', path: '/admin/account', methods: ['GET'], controller: (r) => HttpResponse.json({ member_id: getMember(r)?.memberId, by: getMember(r)?.authenticatedBy }), options: { requiresLogin: true } },
   { name: 'echo', path: '/api/echo', methods: ['POST'], controller: () => HttpResponse.text('ok') },
 ];
 
@@ -187,6 +198,48 @@ test('regression: a remember-me member denied by the isGranted or security route
   }
   const sid = setCookies(await login(app, { member: '5', token: 'five-token' })).get('IRMSSESSID')!.value;
   for (const path of ['/full', '/full-security']) assert.equal((await send(app, path, { headers: { cookie: `IRMSSESSID=${sid}` } })).status, 200, path);
+});
+
+test('regression: a remember-me cookie from one firewall context logged the member in on another', async () => {
+  const { app } = setup();
+  const mainCookie = await rememberMeCookie(app);
+  const onAdmin = await send(app, '/admin/account', { headers: { cookie: mainCookie, accept: 'application/json' } });
+  assert.equal(onAdmin.status, 401, 'the main cookie does not log the member in on admin');
+  assert.equal(setCookies(onAdmin).has('REMEMBERME'), false, 'nor is it cleared: it still belongs to main');
+  assert.deepEqual(await (await send(app, '/admin', { headers: { cookie: mainCookie } })).json(), { member_id: '' });
+  const onMain = await send(app, '/account', { headers: { cookie: mainCookie } });
+  assert.deepEqual(await onMain.json(), { member_id: '5', by: 'remember_me' }, 'and still works on its own firewall');
+
+  const adminLogin = await send(app, '/admin/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ member: '9', token: 'nine-token' }) });
+  const adminCookie = `REMEMBERME=${encodeURIComponent(setCookies(adminLogin).get('REMEMBERME')!.value)}`;
+  const back = await send(app, '/admin/account', { headers: { cookie: adminCookie } });
+  assert.deepEqual(await back.json(), { member_id: '9', by: 'remember_me' });
+  const elsewhere = await send(app, '/account', { headers: { cookie: adminCookie, accept: 'application/json' } });
+  assert.equal(elsewhere.status, 401, 'the admin cookie does not log in on main either');
+  assert.equal(setCookies(elsewhere).has('REMEMBERME'), false);
+});
+
+test('regression: the remember-me cookie carried the irms_token readable in clear', async () => {
+  const { app } = setup();
+  const token = 'tok-secret-bob-0123456789';
+  const r = await login(app, { member: 'bob', token, remember: true });
+  const value = setCookies(r).get('REMEMBERME')!.value;
+  for (const part of value.split(/[.:]/)) {
+    for (const alphabet of [part, part.replace(/-/g, '+').replace(/_/g, '/')]) {
+      const decoded = Buffer.from(alphabet, 'base64').toString('latin1');
+      assert.ok(!decoded.includes(token) && !decoded.includes('bob') && !decoded.includes('ROLE_MEMBER'), `readable in ${part}`);
+    }
+  }
+  assert.ok(!value.includes(token));
+  const back = await send(app, '/', { headers: { cookie: `REMEMBERME=${encodeURIComponent(value)}` } });
+  assert.deepEqual(await back.json(), { irms_token: token, member_id: 'bob', logout: '/logout' }, 'the app still gets the token back');
+
+  // A cookie of the former signed-only format (correctly signed with APP_SECRET) is rejected like a tampered one.
+  const legacy = await new Signer('test-secret').seal('irms-remember-me', { m: 'bob', t: token, r: ['ROLE_MEMBER'], c: 'main', e: Math.floor(Date.now() / 1000) + 3600 });
+  const old = await send(app, '/account', { headers: { cookie: `REMEMBERME=${encodeURIComponent(legacy)}`, accept: 'application/json' } });
+  assert.equal(old.status, 401);
+  assert.equal(old.headers.get('content-type'), 'application/problem+json');
+  assert.equal(setCookies(old).get('REMEMBERME')?.value, '', 'the old cookie is cleared');
 });
 
 test('logout empties the session, clears its cookie and the remember-me cookie', async () => {

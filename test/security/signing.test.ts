@@ -19,6 +19,26 @@ test('seal/unseal round-trips; tampering, another purpose or another secret fail
   assert.throws(() => new Signer(''), /secret/);
 });
 
+test('encrypt/decrypt round-trips; the value hides the payload; tampering, another purpose or secret, or a signed-only value fail', async () => {
+  const signer = new Signer('s3cret');
+  const payload = { m: '1', t: 'bearer-credential-xyz' };
+  const encrypted = await signer.encrypt('purpose-a', payload);
+  assert.deepEqual(await signer.decrypt('purpose-a', encrypted), payload);
+  assert.notEqual(await signer.encrypt('purpose-a', payload), encrypted, 'a fresh IV each time');
+  assert.ok(!new TextDecoder().decode(base64UrlDecode(encrypted)!).includes('bearer-credential'));
+  assert.equal(await signer.decrypt('purpose-b', encrypted), null);
+  assert.equal(await new Signer('other').decrypt('purpose-a', encrypted), null);
+  const bytes = base64UrlDecode(encrypted)!;
+  for (const index of [0, 12, bytes.length - 1]) {
+    const flipped = bytes.slice();
+    flipped[index] ^= 1;
+    assert.equal(await signer.decrypt('purpose-a', base64UrlEncode(flipped)), null, `byte ${index}`);
+  }
+  assert.equal(await signer.decrypt('purpose-a', await signer.seal('purpose-a', payload)), null, 'a signed-only value');
+  assert.equal(await signer.unseal('purpose-a', encrypted), null, 'nor is an encrypted value a signed one');
+  for (const junk of ['', '.', 'a.b.c', 'x'.repeat(5000), 'AAAA', '%%%', 'A'.repeat(40)]) assert.equal(await signer.decrypt('purpose-a', junk), null, junk);
+});
+
 test('base64url helpers', () => {
   const bytes = new Uint8Array([0, 255, 62, 63, 1]);
   assert.deepEqual(base64UrlDecode(base64UrlEncode(bytes)), bytes);
