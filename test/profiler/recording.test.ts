@@ -7,6 +7,7 @@ import { describe, test } from 'node:test';
 import { createApp, HttpResponse, type KernelRequest } from '../../src/index.ts';
 import { fixtureRoutes, get, ORIGIN, profiledApp, profileOf, tick } from './support.ts';
 import { fetchSource } from '../../src/http/source.ts';
+import { listener } from '../../src/kernel/hooks.ts';
 
 describe('profiler recording', () => {
   test('every profiled response carries a 6-hex token and an absolute link to the _profiler route', async () => {
@@ -233,5 +234,60 @@ describe('profiler recording', () => {
     const record = again?.logs.find((l) => l.message === 'Item first');
     assert.ok(record, 'the line as it was logged');
     assert.deepEqual(record.context, { item: 'first', list: ['a'] });
+  });
+
+  test('regression: an exception the controller caught and only logged was recorded as the request\'s exception', async () => {
+    const handled = (level: 'warning' | 'error') =>
+      function handledError(request: KernelRequest) {
+        try {
+          JSON.parse('{');
+        } catch (e) {
+          request.logger[level]('app', 'Cache payload unreadable, recomputing', { exception: e });
+        }
+        return HttpResponse.html('<html><body>all good</body></html>');
+      };
+    const app = profiledApp({
+      routes: [
+        { name: 'handled_warning', path: '/handled-warning', controller: handled('warning') },
+        { name: 'handled_error', path: '/handled-error', controller: handled('error') },
+        { name: 'handled_redirect', path: '/handled-redirect', controller: (request: KernelRequest) => {
+          request.logger.error('app', 'Lookup failed', { exception: new TypeError('no such item') });
+          return HttpResponse.redirect('/elsewhere', 302);
+        } },
+      ],
+    });
+    for (const [path, status] of [['/handled-warning', 200], ['/handled-error', 200], ['/handled-redirect', 302]] as const) {
+      const r = await get(app, path);
+      assert.equal(r.status, status, path);
+      const token = r.headers.get('x-debug-token')!;
+      await profileOf(app, r);
+      const json = await (await get(app, `/_profiler/${token}`, { headers: { accept: 'application/json' } })).json();
+      assert.equal(json.exception, null, `${path}: no exception in the profile`);
+      assert.ok(json.logs.some((l: { context: { exception?: unknown } }) => l.context.exception), `${path}: the record stays in the logs`);
+      const toolbar = await (await get(app, `/_wdt/${token}`)).text();
+      assert.ok(!toolbar.includes('data-irms-wdt="exception"'), `${path}: no exception block in the toolbar`);
+      const page = await (await get(app, `/_profiler/${token}`)).text();
+      assert.match(page, /id="pf-panel" data-panel="request"/, `${path}: the profile opens on the request panel`);
+      assert.ok((await (await get(app, `/_profiler/${token}/exception`)).text()).includes('No exception was thrown'), path);
+    }
+  });
+
+  test('an error answered by a kernel.exception listener ahead of the profiler\'s is still the profile\'s exception (from its log record)', async () => {
+    const answerEarly = listener<'kernel.exception'>('App::answerEarly', 'test', (event) => {
+      event.request.logger.error('app', 'Answered early: {message}', { message: event.throwable.message, exception: event.throwable });
+      event.setResponse(HttpResponse.html('<html><body>sorry</body></html>', 503));
+    });
+    const app = profiledApp({
+      routes: fixtureRoutes(),
+      listeners: [{ hook: 'kernel.exception', listener: answerEarly, placement: { priority: 10 } }],
+    });
+    const r = await get(app, '/boom');
+    assert.equal(r.status, 503);
+    const p = await profileOf(app, r);
+    assert.ok(!p.events.some((e) => e.listener === 'ProfilerListener::onKernelException'), 'the profiler\'s own listener was skipped');
+    assert.equal(p.exception?.class, 'Error');
+    assert.equal(p.exception?.message, 'Checkout failed');
+    const toolbar = await (await get(app, `/_wdt/${p.token}`)).text();
+    assert.ok(toolbar.includes('data-irms-wdt="exception"'));
   });
 });

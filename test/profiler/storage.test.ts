@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { FileProfileStore, MAX_RESERVATIONS, MemoryProfileStore, parseProfilerDsn } from '../../src/debug/profiler/storage.ts';
 import type { Profile } from '../../src/debug/profiler/profile.ts';
-import { get, ORIGIN, profiledApp, tick } from './support.ts';
+import { fixtureRoutes, get, ORIGIN, profiledApp, tick } from './support.ts';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -21,8 +21,56 @@ after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
+/** A complete profile (the file store reads back only what has a profile's shape). */
 function fakeProfile(token: string, extra: Partial<Profile> = {}): Profile {
-  return { token, ip: '127.0.0.1', method: 'GET', url: `${ORIGIN}/x`, status: 200, time: Math.floor(Date.now() / 1000), parent: null, ...extra } as Profile;
+  const time = Date.now();
+  return {
+    token,
+    parent: null,
+    children: [],
+    time: Math.floor(time / 1000),
+    datetime: new Date(time).toISOString(),
+    ip: '127.0.0.1',
+    method: 'GET',
+    url: `${ORIGIN}/x`,
+    status: 200,
+    statusText: 'OK',
+    route: null,
+    controller: null,
+    durationMs: 1,
+    totalMs: 1,
+    memory: null,
+    request: {
+      pathInfo: '/x',
+      realMethod: 'GET',
+      scheme: 'http',
+      host: '127.0.0.1:8000',
+      locale: null,
+      format: null,
+      isXmlHttpRequest: false,
+      query: {},
+      body: {},
+      attributes: {},
+      headers: {},
+      cookies: [],
+      contentType: '',
+      content: null,
+      contentLength: 0,
+      contentTruncated: false,
+    },
+    response: { headers: {}, cookies: [], contentType: null },
+    session: null,
+    security: { token: null, memberId: null, firewall: null, authenticated: false },
+    routing: { route: null, params: {}, controller: null, redirect: null },
+    events: [],
+    notCalledListeners: [],
+    logs: [],
+    droppedLogs: 0,
+    exception: null,
+    collectors: {},
+    truncated: [],
+    ...extra,
+  };
 }
 
 async function fill(store: MemoryProfileStore | FileProfileStore, n: number, extra: Partial<Profile> = {}): Promise<string[]> {
@@ -214,5 +262,145 @@ describe('file store', () => {
     assert.equal((await get(app, `/_wdt/${tokens[0]}`)).status, 404);
     await app.services.profiler!.store.close();
     assert.equal(readdirSync(dir).filter((n) => n.endsWith('.json')).length, 2);
+  });
+});
+
+describe('file store: files another version of the app or a hand edit left in the directory', () => {
+  async function written(app: ReturnType<typeof profiledApp>, token: string): Promise<void> {
+    const store = app.services.profiler!.store;
+    for (let waited = 0; (await store.isPending(token)) && waited < 10_000; waited += 10) await tick(10);
+  }
+
+  /** An app on a fresh file store with one stored profile, of `/html`. */
+  async function appWithProfile(): Promise<{ app: ReturnType<typeof profiledApp>; dir: string; token: string }> {
+    const dir = tempDir();
+    const app = profiledApp({ profilerDsn: `file:${dir}`, routes: fixtureRoutes() });
+    const token = (await get(app, '/html')).headers.get('x-debug-token')!;
+    await written(app, token);
+    return { app, dir, token };
+  }
+
+  test('regression: a profile file that was valid JSON but no profile made every profiler page and the toolbar answer 500', async () => {
+    const { app, dir, token } = await appWithProfile();
+    const file = join(dir, `${token}.json`);
+    const genuine = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    const page = await get(app, `/_profiler/${token}?panel=logs`);
+    assert.equal(page.status, 200);
+    assert.ok(!(await page.text()).includes('not found'), 'a profile the app wrote is shown');
+
+    const variants: [string, string][] = [
+      ['{}', '{}'],
+      ['[]', '[]'],
+      ['1', '1'],
+      ['a string', '"x"'],
+      ['null', 'null'],
+      ['only a token', JSON.stringify({ token })],
+      ['logs not an array', JSON.stringify({ ...genuine, logs: 5 })],
+      ['events an object', JSON.stringify({ ...genuine, events: {} })],
+      ['request missing', JSON.stringify({ ...genuine, request: undefined })],
+      ['an exception without its fields', JSON.stringify({ ...genuine, exception: { class: 'X' } })],
+      ['a header that is no string', JSON.stringify({ ...genuine, request: { ...(genuine.request as object), headers: { a: 1 } } })],
+      ['another token', JSON.stringify({ ...genuine, token: token === 'abcdef' ? 'fedcba' : 'abcdef' })],
+    ];
+    for (const [what, content] of variants) {
+      writeFileSync(file, content);
+      for (const path of [`/_profiler/${token}`, `/_profiler/${token}?panel=logs`, `/_profiler/${token}?panel=performance`, `/_profiler/${token}/exception`, `/_profiler/${token}/router`]) {
+        const r = await get(app, path);
+        assert.equal(r.status, 200, `${what}: ${path}`);
+        assert.ok((await r.text()).includes('<h2>Token not found</h2>'), `${what}: ${path} reads as not found`);
+      }
+      const wdt = await get(app, `/_wdt/${token}`);
+      assert.equal(wdt.status, 404, `${what}: /_wdt`);
+      assert.equal(await wdt.text(), '');
+      const json = await get(app, `/_profiler/${token}`, { headers: { accept: 'application/json' } });
+      assert.equal(json.status, 404, `${what}: JSON`);
+      assert.deepEqual(await json.json(), { error: `Token "${token}" not found.` });
+    }
+  });
+
+  test('regression: one index line with the wrong field types made every search by url or ip answer 500', async () => {
+    const { app, dir, token } = await appWithProfile();
+    const bad = [
+      { token: 'abcdef', ip: null, method: 'GET', url: 5, time: 1, status: 200 },
+      { token: 'abcdee', ip: '127.0.0.1', method: 'GET', url: `${ORIGIN}/html`, time: 'yesterday', status: 200 },
+      { token: 'abcded', ip: '127.0.0.1', method: 7, url: `${ORIGIN}/html`, time: 1, status: '200' },
+      { token: 'abcdec', ip: '127.0.0.1', method: 'GET', url: `${ORIGIN}/html`, time: 1, status: 200, bytes: '12' },
+    ].map((line) => JSON.stringify(line) + '\n');
+    writeFileSync(join(dir, 'index.ndjson'), readFileSync(join(dir, 'index.ndjson'), 'utf8') + bad.join(''));
+
+    for (const path of ['/_profiler/empty/search/results?url=html', '/_profiler/empty/search/results?ip=127', '/_profiler/empty/search/results?method=GET&status=200', '/_profiler/empty/search/results']) {
+      const r = await get(app, path);
+      assert.equal(r.status, 200, path);
+      const body = await r.text();
+      assert.ok(body.includes(token), `${path} lists the genuine profile`);
+      assert.ok(!/abcde[c-f]/.test(body.replace(token, '')), `${path} leaves the bad lines out`);
+    }
+    const search = await get(app, '/_profiler/search?url=html');
+    assert.equal(search.status, 302);
+    assert.equal(new URL(search.headers.get('location')!, ORIGIN).pathname, `/_profiler/${token}/search/results`);
+    const json = await get(app, '/_profiler/empty/search/results?ip=1', { headers: { accept: 'application/json' } });
+    assert.equal(json.status, 200);
+    assert.deepEqual((await json.json()).results.map((s: { token: string }) => s.token), [token]);
+
+    // The next write still keeps the index (and its bound) going.
+    const next = (await get(app, '/json')).headers.get('x-debug-token')!;
+    await written(app, next);
+    const listed = await get(app, '/_profiler/empty/search/results?url=json', { headers: { accept: 'application/json' } });
+    assert.deepEqual((await listed.json()).results.map((s: { token: string }) => s.token), [next]);
+  });
+});
+
+describe('file store: the response never waits for the disk', () => {
+  /** `promise`, or a rejection after `ms`: a hung response fails the test instead of hanging it. */
+  async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+    try {
+      return await Promise.race([promise, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  test('regression: with a stalled profile directory every debug response waited on the disk for ever', async (t) => {
+    const app = profiledApp({ profilerDsn: `file:${tempDir()}`, routes: fixtureRoutes() });
+    const fs = await import('node:fs/promises');
+    const never = () => new Promise<never>(() => {});
+    // A hung mount: nothing the store asks of the directory ever settles.
+    const stalled = { ...fs, mkdir: never, open: never, writeFile: never, appendFile: never, rename: never, readFile: never, stat: never };
+    (app.services.profiler!.store as unknown as { fsModule: Promise<unknown> }).fsModule = Promise.resolve(stalled);
+
+    for (let i = 0; i < 3; i++) {
+      const r = await within(get(app, '/html'), 1000);
+      assert.equal(r.status, 200);
+      assert.match(r.headers.get('x-debug-token') ?? '', /^[0-9a-f]{6}$/, 'the token goes out, its file is created after the response');
+      assert.ok((await r.text()).includes('id="irms-wdt-'));
+    }
+
+    // Once the directory has not answered for a while, responses go out unprofiled, and the log says why.
+    const realNow = Date.now.bind(Date);
+    t.mock.method(Date, 'now', () => realNow() + 60_000);
+    for (let i = 0; i < 3; i++) {
+      const r = await within(get(app, '/html'), 1000);
+      assert.equal(r.status, 200);
+      assert.equal(r.headers.get('x-debug-token'), null);
+      assert.ok((await r.text()).includes('<h1>HTML</h1>'));
+    }
+    assert.ok(
+      app.logs.some((l) => /profiler\.ERROR: The profiler could not reserve a token: The profile directory ".*" has not answered for \d+ ms/.test(l)),
+      app.logs.filter((l) => l.includes('profiler.')).join('\n'),
+    );
+  });
+
+  test('a token handed out before its file existed is not written over another process\'s profile', async () => {
+    const dir = tempDir();
+    const store = new FileProfileStore(dir, 10);
+    const token = store.reserveToken();
+    // Another process creates the same token's file before this one's reservation lands.
+    writeFileSync(join(dir, `${token}.json`), JSON.stringify(fakeProfile(token, { url: `${ORIGIN}/other-process` })));
+    await assert.rejects(store.write(fakeProfile(token)), /reserved by another process/);
+    assert.equal((await store.read(token))?.url, `${ORIGIN}/other-process`);
+    assert.equal(await store.isPending(token), false);
+    await store.close();
   });
 });

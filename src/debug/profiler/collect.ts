@@ -86,7 +86,7 @@ function build(services: AppServices, request: KernelRequest, response: HttpResp
   };
   const format = attribute('_format');
 
-  const exception = error ?? exceptionFromLogs(request);
+  const exception = error ?? exceptionFromLogs(request, response.status);
   const time = Date.now();
   const url = scrubText(attempt(() => request.getUri(), request.target));
   const contentType = response.headers.get('content-type');

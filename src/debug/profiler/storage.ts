@@ -6,8 +6,10 @@
  * - `file:<dir>?max=N&max_bytes=B` (default `max=1000`, `max_bytes=256mb`): one JSON file per profile
  *   (`<dir>/<token>.json`) plus an index (`<dir>/index.ndjson`, one JSON line per profile, oldest
  *   first). Several processes on one machine share a directory:
- *   - a token is reserved by creating its file exclusively (`O_EXCL`), so two processes never hand out
- *     the same token; the empty file reads as "pending";
+ *   - a token is owned by creating its file exclusively (`O_EXCL`); the empty file reads as "pending".
+ *     Files are reserved ahead of need, and a response that finds none ready gets a token at once
+ *     whose file is created after it (a profile whose token another process took meanwhile is
+ *     dropped): a slow or stalled directory never holds a response (file-store.ts, reserveToken);
  *   - a profile is written to a temporary file and renamed over its reservation (readers never see a
  *     half-written profile);
  *   - every change of the index happens under a lock file (`index.lock`, created with `O_EXCL`, broken

@@ -1,6 +1,6 @@
 /**
  * The request's exception as a profile shows it: the whole chain, messages and stacks scrubbed and
- * bounded, taken from the log records when the profiler's own listener did not see it. Apart: the
+ * bounded, taken from the log records when the profiler's own listener was skipped. Apart: the
  * scrubbed-stack memo is module state that nothing else touches.
  */
 import type { KernelRequest } from '../../../http/request.ts';
@@ -47,12 +47,27 @@ export function profileException(error: Error): ProfiledException | null {
   return previous;
 }
 
-/** The error of a request when the profiler's exception listener did not see it (an earlier listener answered). */
-export function exceptionFromLogs(request: KernelRequest): Error | null {
+/**
+ * The error of a request whose kernel.exception the profiler's listener did not see: a listener placed
+ * ahead of it (an application's, at a higher priority) answered the error and stopped the hook, so
+ * the only trace of the throwable is what was logged. Only then: the hook ran for this request and
+ * the response is an error. A controller that catches an error, logs it and answers normally has no
+ * exception, as in Symfony, whose ExceptionDataCollector records only what reached kernel.exception;
+ * that record belongs in the Logs panel alone.
+ */
+export function exceptionFromLogs(request: KernelRequest, status: number): Error | null {
+  if (status < 400 || !kernelExceptionRan(request)) return null;
   const records = request.logRecords;
   for (let i = records.length - 1; i >= 0; i--) {
     const e = records[i]!.context.exception;
     if (e instanceof Error) return e;
   }
   return null;
+}
+
+function kernelExceptionRan(request: KernelRequest): boolean {
+  const trace = request.trace;
+  if (trace === null) return false;
+  for (let i = trace.length - 1; i >= 0; i--) if (trace[i]!.hook === 'kernel.exception') return true;
+  return false;
 }

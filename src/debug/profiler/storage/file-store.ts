@@ -7,6 +7,7 @@ import { isToken, randomToken, type Profile, type ProfileSummary } from '../prof
 import { toStored, type StoredProfile } from '../stored.ts';
 import { BaseStore, RESERVATION_TTL_MS, search } from './base-store.ts';
 import { loadFs, type Fs } from './load-fs.ts';
+import { isProfile, isProfileSummary } from './profile-shape.ts';
 import { DEFAULT_FILE_BYTES, DEFAULT_MAX_PROFILES, type ProfileStore, type SearchCriteria } from './profile-store.ts';
 
 const LOCK_STALE_MS = 5000;
@@ -26,6 +27,18 @@ function processId(): string {
   return pid !== undefined ? String(pid) : randomToken();
 }
 
+/** A claim older than this means the directory is stalled; at most this many may wait at once. */
+const CLAIM_STALL_MS = 2000;
+const MAX_CLAIMS = 256;
+const MAX_LOST = 256;
+/** After a reservation failed (not for lack of a free token), how long no token is handed out. */
+const RETRY_AFTER_MS = 1000;
+
+interface Claim {
+  at: number;
+  settled: Promise<void>;
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class FileProfileStore extends BaseStore implements ProfileStore {
@@ -40,6 +53,14 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
   private readonly indexPath: string;
   private readonly lockPath: string;
   private readonly pid = processId();
+  /** Tokens handed out whose file is still being created (reserveToken), oldest first. */
+  private readonly claims = new Map<string, Claim>();
+  /** Claimed tokens whose file could not be created, until their write comes. */
+  private readonly lost = new Map<string, Error>();
+  /** The tokens of the index as last read: other processes' profiles too. */
+  private indexed: ReadonlySet<string> = new Set();
+  /** The last failure to create a reservation, until one succeeds. */
+  private failure: { error: Error; at: number } | null = null;
 
   constructor(
     readonly dir: string,
@@ -58,7 +79,14 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
 
   private async prepared(): Promise<Fs> {
     const fs = await this.fs();
-    this.ready ??= fs.mkdir(this.dir, { recursive: true }).then(() => undefined);
+    // A failure is not remembered: the directory may be there at the next attempt.
+    this.ready ??= fs.mkdir(this.dir, { recursive: true }).then(
+      () => undefined,
+      (error: unknown) => {
+        this.ready = null;
+        throw error;
+      },
+    );
     await this.ready;
     return fs;
   }
@@ -70,10 +98,38 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
   }
 
   /**
-   * A token whose file this process created exclusively. Tokens are reserved a few at a time ahead of
-   * need, so the response path usually gets one without waiting for the disk.
+   * A token for the response being sent, without waiting for the disk (CONTRACT §6.3: nothing of the
+   * storage may block a response; a stalled directory, say a hung network mount, would otherwise
+   * hang every debug response).
+   *
+   * Across processes a token is still owned through its file, created exclusively (`O_EXCL`):
+   * - usually the token comes from a pool of files reserved ahead of need;
+   * - when the pool is empty (the first request, a burst), a random token that this process knows
+   *   to be free (not pending, not recently issued, not in the index it last read) is handed out at
+   *   once and its file created in the background ("a claim"). `write` waits for that file; should
+   *   another process have taken the token in between (one chance in 16.7 million per stored
+   *   profile), the profile is dropped rather than written over the other's.
+   * Waiting with a timeout instead would still hold every response that finds the pool empty; this
+   * way the disk is only waited for after the response, in kernel.terminate.
+   *
+   * While the directory does not answer, claims pile up: once the oldest has waited CLAIM_STALL_MS
+   * (or MAX_CLAIMS are waiting) no token is handed out, so the response goes out unprofiled and the
+   * listener logs why, and memory does not grow with the traffic. A directory that fails outright
+   * (missing, read-only) pauses tokens for RETRY_AFTER_MS after each failure in the same way, rather
+   * than linking responses to profiles that cannot be stored.
    */
-  reserveToken(): string | Promise<string> {
+  reserveToken(): string {
+    const pooled = this.takePooled();
+    this.refill();
+    if (pooled !== null) return pooled;
+    this.refuseWhileStalled();
+    const token = this.freeToken();
+    this.reserveLocal(token);
+    this.claim(token);
+    return token;
+  }
+
+  private takePooled(): string | null {
     const cutoff = Date.now() - POOL_MAX_AGE_MS;
     while (this.pool.length > 0) {
       const entry = this.pool.shift()!;
@@ -83,14 +139,60 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
         continue;
       }
       this.reserveLocal(entry.token);
-      this.refill();
       return entry.token;
     }
-    this.refill();
-    return this.reserveOne().then((token) => {
-      this.reserveLocal(token);
+    return null;
+  }
+
+  private refuseWhileStalled(): void {
+    const failure = this.failure;
+    if (failure !== null && Date.now() - failure.at < RETRY_AFTER_MS) {
+      throw new Error(`The profile directory "${this.dir}" failed: ${failure.error.message}; this response is not profiled.`);
+    }
+    const oldest = this.claims.values().next().value as Claim | undefined;
+    if (oldest === undefined) return;
+    const waited = Date.now() - oldest.at;
+    if (waited < CLAIM_STALL_MS && this.claims.size < MAX_CLAIMS) return;
+    throw new Error(`The profile directory "${this.dir}" has not answered for ${Math.round(waited)} ms (${this.claims.size} token reservations waiting); this response is not profiled.`);
+  }
+
+  /** A token no profile, reservation or claim this process knows of has. */
+  private freeToken(): string {
+    for (let attempt = 0; attempt < 64; attempt++) {
+      const token = randomToken();
+      if (this.reserved.has(token) || this.claims.has(token) || this.indexed.has(token) || (attempt < 32 && this.recent.has(token))) continue;
       return token;
-    });
+    }
+    throw new Error('No free profiler token found.');
+  }
+
+  /** Creates the file of a token already handed out; `write` waits for it (ownReservation). */
+  private claim(token: string): void {
+    const settled = this.createReservation(token)
+      .then(
+        (created) => {
+          if (!created) this.loseToken(token, new Error(`Profiler token "${token}" was reserved by another process meanwhile; this profile is not stored.`));
+        },
+        (error: unknown) => this.loseToken(token, error instanceof Error ? error : new Error(String(error))),
+      )
+      .finally(() => this.claims.delete(token));
+    this.claims.set(token, { at: Date.now(), settled });
+  }
+
+  private loseToken(token: string, error: Error): void {
+    this.reserved.delete(token);
+    this.lost.set(token, error);
+    // Only a write that never comes leaves an entry here: keep the newest few.
+    if (this.lost.size > MAX_LOST) this.lost.delete(this.lost.keys().next().value as string);
+  }
+
+  /** Resolves once the token's file is this process's; throws when the claim on it failed. */
+  private async ownReservation(token: string): Promise<void> {
+    await this.claims.get(token)?.settled;
+    const error = this.lost.get(token);
+    if (error === undefined) return;
+    this.lost.delete(token);
+    throw error;
   }
 
   private refill(): void {
@@ -103,7 +205,7 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
           this.markReserved(token);
         }
       } catch {
-        // the next reservation will report the problem
+        // a claim on the same directory fails too, and its write reports why
       } finally {
         this.refilling = null;
       }
@@ -111,21 +213,30 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
   }
 
   private async reserveOne(): Promise<string> {
-    const fs = await this.prepared();
     for (let attempt = 0; attempt < 64; attempt++) {
       const token = randomToken();
-      if (this.reserved.has(token) || (attempt < 32 && this.recent.has(token))) continue;
-      try {
-        const handle = await fs.open(this.profilePath(token), 'wx');
-        await handle.close();
-      } catch (error) {
-        if (errorCode(error) === 'EEXIST') continue;
-        throw error;
-      }
+      if (this.reserved.has(token) || this.claims.has(token) || (attempt < 32 && this.recent.has(token))) continue;
+      if (!(await this.createReservation(token))) continue;
       this.recent.add(token);
       return token;
     }
     throw new Error('No free profiler token found.');
+  }
+
+  /** Creates a token's empty file exclusively; false when it exists (another process's token). */
+  private async createReservation(token: string): Promise<boolean> {
+    try {
+      const fs = await this.prepared();
+      const handle = await fs.open(this.profilePath(token), 'wx');
+      await handle.close();
+      this.failure = null;
+      return true;
+    } catch (error) {
+      if (errorCode(error) === 'EEXIST') return false;
+      // A directory that fails (missing, read-only) would fail every claim: tokens pause for a while.
+      this.failure = { error: error instanceof Error ? error : new Error(String(error)), at: Date.now() };
+      throw error;
+    }
   }
 
   /**
@@ -136,12 +247,15 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     const stored = toStored(profile);
     const token = stored.token;
     const target = this.profilePath(token);
-    const written = this.prepared().then(async (fs) => {
+    const written = this.ownReservation(token).then(async () => {
+      const fs = await this.prepared();
       const tmp = `${this.dir}/.tmp-${token}-${this.pid}-${randomToken()}`;
       await fs.writeFile(tmp, stored.json());
       await fs.rename(tmp, target);
       return fs;
     });
+    // Awaited through the queue below, maybe after it failed: not an unhandled rejection meanwhile.
+    written.catch(() => {});
     const line = JSON.stringify(stored.summary) + '\n';
     // The queue slot is taken now, before any await: that fixes the index order.
     const run = this.queue.then(() => written).then((fs) => this.withLock(fs, () => this.addToIndex(fs, line, token)));
@@ -185,9 +299,9 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
   private async sweep(fs: Fs, indexed: Set<string>): Promise<void> {
     const cutoff = Date.now() - SWEEP_AGE_MS;
     for (const name of await fs.readdir(this.dir)) {
-      const isProfile = /^[0-9a-f]{6}\.json$/.test(name);
-      if (!isProfile && !name.startsWith('.tmp-')) continue;
-      if (isProfile && (indexed.has(name.slice(0, 6)) || this.reserved.has(name.slice(0, 6)))) continue;
+      const isProfileFile = /^[0-9a-f]{6}\.json$/.test(name);
+      if (!isProfileFile && !name.startsWith('.tmp-')) continue;
+      if (isProfileFile && (indexed.has(name.slice(0, 6)) || this.reserved.has(name.slice(0, 6)))) continue;
       const path = `${this.dir}/${name}`;
       const stat = await fs.stat(path).catch(() => null);
       if (stat && stat.mtimeMs < cutoff) await fs.unlink(path).catch(() => {});
@@ -222,7 +336,7 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     }
   }
 
-  /** Index lines, oldest first; a torn or foreign line is skipped. */
+  /** Index lines, oldest first; a torn, foreign or ill-typed line is skipped (profile-shape.ts). */
   private async readIndex(fs: Fs): Promise<ProfileSummary[]> {
     let text: string;
     try {
@@ -235,12 +349,13 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     for (const line of text.split('\n')) {
       if (!line) continue;
       try {
-        const s = JSON.parse(line) as ProfileSummary;
-        if (isToken(s.token)) out.push(s);
+        const s: unknown = JSON.parse(line);
+        if (isProfileSummary(s)) out.push(s);
       } catch {
         // a partial line from an interrupted append
       }
     }
+    this.indexed = new Set(out.map((s) => s.token));
     return out;
   }
 
@@ -254,11 +369,14 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
       return null;
     }
     if (!text) return null; // a reservation: pending
+    let value: unknown;
     try {
-      return JSON.parse(text) as Profile;
+      value = JSON.parse(text);
     } catch {
       return null;
     }
+    // A file that is JSON but no profile of this token is as good as a missing one.
+    return isProfile(value) && value.token === token ? value : null;
   }
 
   async isPending(token: string): Promise<boolean> {
@@ -301,5 +419,7 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     });
     this.reserved.clear();
     this.pool.length = 0;
+    this.lost.clear();
+    this.indexed = new Set();
   }
 }

@@ -22,7 +22,11 @@ export interface ProfileStore {
   readonly kind: 'memory' | 'file';
   readonly max: number;
   readonly maxBytes: number;
-  /** A token that no stored, pending or recently issued profile has; the profile is then pending. */
+  /**
+   * A token that no stored, pending or recently issued profile has; the profile is then pending.
+   * Called on the response path: it must not wait for I/O (CONTRACT §6.3). It throws when no token
+   * can be had, and the response then goes out unprofiled.
+   */
   reserveToken(): string | Promise<string>;
   /**
    * Stores a profile (its token was reserved); keeps the bound by evicting the oldest. A collected
