@@ -2,6 +2,7 @@ import { isoString } from '../debug/error-page/iso-date.ts';
 import { throwSite } from '../debug/stack.ts';
 import { classNameOf, FrameworkError } from '../kernel/exceptions.ts';
 import { interpolate, type LogRecord } from './record.ts';
+import { maskForDisplay } from '../debug/profiler/mask.ts';
 
 export type LogFormat = 'line' | 'json';
 
@@ -88,12 +89,23 @@ export function monologDate(d: Date): string {
 let lastIso = '';
 let lastMonolog = '';
 
+/** Monolog's LineFormatter without inline line breaks: a message's CR/LF become spaces, one record per line. */
+function oneLine(text: string): string {
+  return text.includes('\n') || text.includes('\r') ? text.replace(/\r\n|\r|\n/g, ' ') : text;
+}
+
+/**
+ * The record as a `line` or `json` log line. Its context is masked and scrubbed first (maskForDisplay):
+ * an application logs what it likes, the stream never shows a secret.
+ */
 export function formatRecord(record: LogRecord, format: LogFormat): string {
-  const context = contextToJson(record.context);
-  const extra = contextToJson(record.extra);
+  const shown = maskForDisplay(record.context) as Record<string, unknown>;
+  const context = contextToJson(shown);
+  const extra = contextToJson(maskForDisplay(record.extra));
+  const message = interpolate(record.message, shown);
   if (format === 'json') {
     return JSON.stringify({
-      message: interpolate(record.message, record.context),
+      message,
       context,
       level: record.level,
       level_name: record.levelName.toUpperCase(),
@@ -104,5 +116,5 @@ export function formatRecord(record: LogRecord, format: LogFormat): string {
   }
   const ctx = JSON.stringify(context);
   const ext = JSON.stringify(extra);
-  return `[${monologDate(record.datetime)}] ${record.channel}.${record.levelName.toUpperCase()}: ${interpolate(record.message, record.context)} ${ctx === '{}' ? '[]' : ctx} ${ext === '{}' ? '[]' : ext}`;
+  return `[${monologDate(record.datetime)}] ${oneLine(record.channel)}.${record.levelName.toUpperCase()}: ${oneLine(message)} ${ctx === '{}' ? '[]' : ctx} ${ext === '{}' ? '[]' : ext}`;
 }

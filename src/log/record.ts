@@ -1,6 +1,10 @@
+import { isSecretName, maskedField } from '../debug/profiler/mask.ts';
 import type { LevelName } from './levels.ts';
 
-/** One log record, Monolog-shaped. `context` values are already masked where they hold secrets. */
+/**
+ * One log record, Monolog-shaped. `context` is what the caller logged; every place that shows a record
+ * (log stream, debug page, profile) masks its secret-named fields and scrubs its strings.
+ */
 export interface LogRecord {
   datetime: Date;
   channel: string;
@@ -13,16 +17,20 @@ export interface LogRecord {
 
 /**
  * PSR-3 interpolation: `{key}` replaced by scalar context values, as Monolog's PsrLogMessageProcessor
- * (keys of `[A-Za-z0-9_.]`, left as they are when the value is missing or not a scalar).
+ * (keys of `[A-Za-z0-9_.]`, left as they are when the value is missing or not a scalar); a secret-named
+ * key's value is masked.
  */
 export function interpolate(message: string, context: Record<string, unknown>): string {
   if (message.indexOf('{') < 0) return message;
   const parts = templateOf(message);
   if (parts.length === 1) return message;
+  // A secret-named placeholder (`{password}`) never prints its value, wherever the message is shown.
+  const masks = withSecretKeys.has(parts);
   let out = parts[0]!;
   for (let i = 1; i < parts.length; i += 2) {
     const key = parts[i]!;
-    const value = placeholderText(context[key]);
+    const raw = context[key];
+    const value = placeholderText(masks ? (maskedField(key, raw) ?? raw) : raw);
     out += (value === null ? `{${key}}` : value) + parts[i + 1]!;
   }
   return out;
@@ -34,6 +42,8 @@ export function interpolate(message: string, context: Record<string, unknown>): 
  * string-table lookup per placeholder. Bounded: messages may be built from request data.
  */
 const templates = new Map<string, readonly string[]>();
+/** Templates with a secret-named placeholder, told apart once when parsed (most have none). */
+const withSecretKeys = new WeakSet<readonly string[]>();
 export const MAX_TEMPLATES = 512;
 export const MAX_TEMPLATE_LENGTH = 1024;
 
@@ -41,6 +51,12 @@ function templateOf(message: string): readonly string[] {
   let parts = templates.get(message);
   if (parts !== undefined) return parts;
   parts = parseTemplate(message);
+  for (let i = 1; i < parts.length; i += 2) {
+    if (isSecretName(parts[i]!)) {
+      withSecretKeys.add(parts);
+      break;
+    }
+  }
   if (message.length <= MAX_TEMPLATE_LENGTH) {
     if (templates.size >= MAX_TEMPLATES) templates.clear();
     templates.set(message, parts);

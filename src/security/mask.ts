@@ -12,6 +12,11 @@ const SECRET_KEY = /(?:^|[[\]])_?pass(?:$|[[\]])|pass(?:word|wd|phrase)|secret|t
 
 export const MASK = '***';
 
+/** A value masking already hid: the mask, or a token cut to its first characters by maskToken (`tok-…`). */
+export function isMaskedValue(value: unknown): boolean {
+  return value === MASK || (typeof value === 'string' && value.endsWith('…') && value.length <= 9 && Array.from(value).length <= 5);
+}
+
 /** A token shown as its first 4 characters plus `…`; '' stays '' (anonymous). */
 export function maskToken(token: string | null | undefined): string {
   if (!token) return '';

@@ -13,6 +13,7 @@ import type { ExcerptLine } from './excerpt.ts';
 import { relativeTo, workingDirectory } from './host-fs.ts';
 import { isoString } from './iso-date.ts';
 import { describeValue, prettyJson } from './safe-json.ts';
+import { maskForDisplay } from '../profiler/mask.ts';
 
 export interface FrameView {
   fn: string;
@@ -125,7 +126,7 @@ function propertiesOf(error: Error): string | null {
     count++;
   }
   if (count === 0) return null;
-  return prettyJson(picked, 10_000, { describeError: describeErrorShort });
+  return prettyJson(maskForDisplay(picked), 10_000, { describeError: describeErrorShort });
 }
 
 function isEmptyContainer(value: unknown): boolean {
@@ -182,14 +183,14 @@ export function describeErrorShort(error: Error): string {
 export function logView(record: LogRecord): LogView {
   let message: string;
   try {
-    message = interpolate(record.message, record.context);
+    message = interpolate(record.message, maskForDisplay(record.context) as Record<string, unknown>);
   } catch {
     message = typeof record.message === 'string' ? record.message : describeValue(record.message);
   }
   let context: string | null = null;
   try {
     const ctx = record.context;
-    if (ctx && typeof ctx === 'object' && Object.keys(ctx).length > 0) context = prettyJson(ctx, 20_000, { describeError: describeErrorShort });
+    if (ctx && typeof ctx === 'object' && Object.keys(ctx).length > 0) context = prettyJson(maskForDisplay(ctx), 20_000, { describeError: describeErrorShort });
   } catch (e) {
     context = `"[unreadable context: ${messageOf(e)}]"`;
   }

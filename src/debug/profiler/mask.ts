@@ -12,7 +12,7 @@
  * Every value is also bounded (depth, keys, items, string length) and made JSON-safe.
  */
 
-import { defineOwn, isSecretKey, MASK, maskToken as sharedMaskToken } from '../../security/mask.ts';
+import { defineOwn, isMaskedValue, isSecretKey, MASK, maskToken as sharedMaskToken } from '../../security/mask.ts';
 import { HTTP_TOKEN } from '../../http/cookies.ts';
 import { safeDecode } from '../../http/url-encode.ts';
 import { sameJson } from './profile-json.ts';
@@ -105,6 +105,54 @@ export function scrubText(text: string): string {
   if (out.includes('=')) out = maskPairs(out, endsTextValue);
   if (/Bearer|Basic|Digest|Token/.test(out)) out = out.replace(CREDENTIAL_IN_TEXT, (_, scheme: string) => `${scheme} ${MASK}`);
   return out;
+}
+
+/** The mask for the value of a field named `key`, or undefined when the value may be shown. */
+export function maskedField(key: string, value: unknown): string | undefined {
+  if (value === '' || value === null || value === undefined || !isSecretName(key) || isMaskedValue(value)) return undefined;
+  return MASK;
+}
+
+/**
+ * A log context (or an error's own properties) as the log stream and the debug page show it: values of
+ * secret-named fields masked at any depth and strings scrubbed, as profiles have them (sanitize);
+ * errors and dates are kept for the renderer to describe, other objects copied as plain ones, cycles
+ * and shared values kept as such (each renderer marks cycles its own way). Bounded: depth 8, 200
+ * entries per object or array; a value that cannot be read shows why.
+ */
+export function maskForDisplay(value: unknown): unknown {
+  return maskCopy(value, 0, new Map());
+}
+
+function maskCopy(value: unknown, depth: number, copies: Map<object, unknown>): unknown {
+  if (typeof value === 'string') return scrubText(value);
+  if (value === null || typeof value !== 'object' || value instanceof Error || value instanceof Date) return value;
+  const known = copies.get(value);
+  if (known !== undefined) return known;
+  if (depth >= 8) return '[...]';
+  try {
+    if (Array.isArray(value)) {
+      const items: unknown[] = [];
+      copies.set(value, items);
+      for (const item of value.slice(0, 200)) items.push(maskCopy(item, depth + 1, copies));
+      return items;
+    }
+    const out: Record<string, unknown> = {};
+    copies.set(value, out);
+    for (const key of Object.keys(value).slice(0, 200)) {
+      let v: unknown;
+      try {
+        v = (value as Record<string, unknown>)[key];
+      } catch (error) {
+        defineOwn(out, key, `[unreadable: ${error instanceof Error ? error.message : String(error)}]`);
+        continue;
+      }
+      defineOwn(out, key, maskedField(key, v) ?? maskCopy(v, depth + 1, copies));
+    }
+    return out;
+  } catch (error) {
+    return `[unreadable: ${error instanceof Error ? error.message : String(error)}]`;
+  }
 }
 
 export interface Bounds {
