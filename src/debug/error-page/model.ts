@@ -180,17 +180,29 @@ export function describeErrorShort(error: Error): string {
   return `[object] (${safeClassName(error)}(code: 0): ${messageOf(error)}${where})`;
 }
 
+/** A record's context masked for the page, once per record: its message and its context both show it. */
+const shownContexts = new WeakMap<LogRecord, Record<string, unknown>>();
+
+function shownContext(record: LogRecord): Record<string, unknown> {
+  let shown = shownContexts.get(record);
+  if (shown === undefined) {
+    shown = maskForDisplay(record.context) as Record<string, unknown>;
+    shownContexts.set(record, shown);
+  }
+  return shown;
+}
+
 export function logView(record: LogRecord): LogView {
   let message: string;
   try {
-    message = interpolate(record.message, maskForDisplay(record.context) as Record<string, unknown>);
+    message = interpolate(record.message, shownContext(record));
   } catch {
     message = typeof record.message === 'string' ? record.message : describeValue(record.message);
   }
   let context: string | null = null;
   try {
     const ctx = record.context;
-    if (ctx && typeof ctx === 'object' && Object.keys(ctx).length > 0) context = prettyJson(maskForDisplay(ctx), 20_000, { describeError: describeErrorShort });
+    if (ctx && typeof ctx === 'object' && Object.keys(ctx).length > 0) context = prettyJson(shownContext(record), 20_000, { describeError: describeErrorShort });
   } catch (e) {
     context = `"[unreadable context: ${messageOf(e)}]"`;
   }

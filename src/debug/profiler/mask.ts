@@ -121,7 +121,37 @@ export function maskedField(key: string, value: unknown): string | undefined {
  * entries per object or array; a value that cannot be read shows why.
  */
 export function maskForDisplay(value: unknown): unknown {
-  return maskCopy(value, 0, new Map());
+  // Nearly every context (`{event, listener}` on each traced call) has nothing to hide: it is then
+  // handed back as it is, after one walk that allocates nothing.
+  return needsMask(value, 0, null) ? maskCopy(value, 0, new Map()) : value;
+}
+
+/** Whether maskCopy would change anything in `value` (cycle-safe; `path` holds the objects walked into). */
+function needsMask(value: unknown, depth: number, path: object[] | null): boolean {
+  if (typeof value === 'string') return scrubText(value) !== value;
+  if (value === null || typeof value !== 'object' || value instanceof Error || value instanceof Date) return false;
+  if (path !== null && path.includes(value)) return false;
+  if (depth >= 8) return true;
+  const walked = path ?? [];
+  walked.push(value);
+  try {
+    if (Array.isArray(value)) {
+      if (value.length > 200) return true;
+      for (const item of value) if (needsMask(item, depth + 1, walked)) return true;
+      return false;
+    }
+    const keys = Object.keys(value);
+    if (keys.length > 200) return true;
+    for (const key of keys) {
+      const v = (value as Record<string, unknown>)[key];
+      if (maskedField(key, v) !== undefined || needsMask(v, depth + 1, walked)) return true;
+    }
+    return false;
+  } catch {
+    return true;
+  } finally {
+    walked.pop();
+  }
 }
 
 function maskCopy(value: unknown, depth: number, copies: Map<object, unknown>): unknown {
