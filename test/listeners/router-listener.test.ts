@@ -178,7 +178,7 @@ test('regression: a UTF-8 Referer was shown as mojibake in the 404 message and d
   assert.ok(header.endsWith('caf%C3%A9%22%29'), header);
   assert.equal(decodeURIComponent(header), 'No route found for "GET http://localhost/missing" (from "http://a.test/café")');
   const body = await r.text();
-  assert.ok(body.includes('(from &quot;http://a.test/café&quot;)'), 'the page shows é');
+  assert.ok(body.includes('(from &quot;http://a.test/caf&#xE9;&quot;)'), 'the page shows é (as a reference: the page is ASCII)');
   assert.ok(!body.includes('a.test/caf\u00c3'), 'no mojibake on the page');
   assert.ok(lines.some((l) => l.includes('http://a.test/café')) && !lines.some((l) => l.includes('\u00c3')), 'logged decoded');
 
