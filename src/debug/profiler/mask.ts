@@ -487,7 +487,7 @@ function maskContentOnce(content: string, contentType: string, max: number): { m
  * long run of name characters (seconds for a 100 KB body, the event loop blocked meanwhile).
  */
 const RUN = '[A-Za-z0-9_\\-\\[\\].]*';
-/** A JSON key may spell characters as `\uXXXX` (`"pass\u0077ord"`); invalid JSON may quote with `'`. */
+/** A JSON key may spell characters as `\u` and four hex digits (`"pass\u0077ord"`); invalid JSON may quote with `'`. */
 const JSON_RUN = '(?:[A-Za-z0-9_\\-\\[\\].]|\\\\u[0-9A-Fa-f]{4})*';
 const JSON_KEY = new RegExp(`(?:"(?=(${JSON_RUN}))\\1"|'(?=(${JSON_RUN}))\\2')\\s*:\\s*`, 'g');
 const JSON_VALUE = /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^,}\]\s]+/y;
@@ -556,7 +556,7 @@ function maskFields(text: string, key: RegExp, readValue: ValueReader, masked: s
   return copied === 0 ? text : out + text.slice(copied);
 }
 
-/** `\uXXXX` escapes of a JSON key read as the characters they spell. */
+/** `\u` escapes (four hex digits each) of a JSON key read as the characters they spell. */
 function unescapeKey(name: string): string {
   return name.includes('\\u') ? name.replace(/\\u([0-9A-Fa-f]{4})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : name;
 }
