@@ -174,15 +174,20 @@ function maskCopy(value: unknown, depth: number, copies: Map<object, unknown>): 
       try {
         v = (value as Record<string, unknown>)[key];
       } catch (error) {
-        defineOwn(out, key, `[unreadable: ${error instanceof Error ? error.message : String(error)}]`);
+        defineOwn(out, key, unreadable(error));
         continue;
       }
       defineOwn(out, key, maskedField(key, v) ?? maskCopy(v, depth + 1, copies));
     }
     return out;
   } catch (error) {
-    return `[unreadable: ${error instanceof Error ? error.message : String(error)}]`;
+    return unreadable(error);
   }
+}
+
+/** What is shown in place of a value whose getter threw. */
+function unreadable(error: unknown): string {
+  return `[unreadable: ${error instanceof Error ? error.message : String(error)}]`;
 }
 
 export interface Bounds {
