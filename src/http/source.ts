@@ -59,6 +59,13 @@ export interface ConnectionInfo {
   readonly wholeBody?: boolean;
   /** The raw request target when the host kept it (the Fetch URL parser resolves `..` and `\`). */
   rawTarget?: string;
+  /**
+   * The server's own authority (`host:port`), for a request without a Host header when the host puts
+   * none in the Request URL either (Bun builds `http:///path`); Symfony's SERVER_NAME fallback. Deno
+   * and the Node adapter need not pass it: Deno's URL carries the listening address, and the Node
+   * adapter reads the socket's.
+   */
+  fallbackHost?: string;
   protocol?: string;
 }
 
@@ -105,7 +112,7 @@ class FetchSource implements RequestSource {
     this.method = request.method;
     this.target = info?.rawTarget ?? target;
     this.scheme = scheme;
-    this.fallbackHost = authority;
+    this.fallbackHost = authority === '' && info?.fallbackHost ? info.fallbackHost : authority;
     this.info = info;
     this.protocol = info?.protocol ?? 'HTTP/1.1';
   }

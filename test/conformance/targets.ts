@@ -9,6 +9,11 @@ export interface Target {
   /** `http://127.0.0.1:<port>` as clients see it. */
   readonly origin: string;
   send(request: RawRequest): Promise<RawResponse>;
+  /**
+   * The host closes a connection as soon as the client half-closes it (Bun.serve), so a client that
+   * left mid-body gets no answer at all; the others still send theirs.
+   */
+  readonly closesOnClientHalfClose?: boolean;
   close(): Promise<void>;
 }
 
@@ -114,7 +119,13 @@ function fetchRequest(url: string, method: string, headers: Headers, body: strin
 }
 
 /** A bundle started as its own process (`node dist/server.js`, `deno run dist/deno.js`) on a free port. */
-export async function processTarget(name: string, command: string, args: string[], env: Record<string, string> = {}): Promise<Target> {
+export async function processTarget(
+  name: string,
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+  traits: Pick<Target, 'closesOnClientHalfClose'> = {},
+): Promise<Target> {
   const child: ChildProcess = spawn(command, args, {
     env: { ...process.env, HOST: '127.0.0.1', PORT: '0', APP_ENV: 'dev', LOG_LEVEL: 'warning', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -136,6 +147,7 @@ export async function processTarget(name: string, command: string, args: string[
   });
   const origin = `http://127.0.0.1:${port}`;
   return {
+    ...traits,
     name,
     origin,
     send: (req) => rawHttp(port, `127.0.0.1:${port}`, req),

@@ -26,6 +26,8 @@ writeFileSync(join(consumer, 'package.json'), JSON.stringify({ type: 'module', p
 const SURROUNDINGS = [
   '',
   "import { createApp, type Listener } from 'irms-web';\ndeclare const myListener: Listener<'kernel.response'>;\n",
+  "import { createApp } from 'irms-web';\nconst app = createApp({});\n" +
+    'declare const Bun: { serve(o: { port: number; fetch(r: Request, s: { requestIP(r: Request): { address: string } | null }): Promise<Response> }): { hostname: string; port: number } };\n',
   "import { createApp, type KernelRequest } from 'irms-web';\ndeclare const request: KernelRequest;\nconst app = createApp({});\n",
 ];
 

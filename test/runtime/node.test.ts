@@ -770,6 +770,20 @@ describe('node adapter: responses', { timeout: 10_000 }, () => {
     await sleep(50);
     assert.deepEqual(order, ['stream done', 'terminate']);
   });
+
+  test('regression: kernel.terminate never ran for a client that left before its answer was ready (no profile of it was stored)', async () => {
+    for (const sync of [false, true]) {
+      const { server, terminated } = await start(async (s) => {
+        await s.readBody!(1024).catch(() => null);
+        return HttpResponse.text('too late', 400);
+      }, {}, sync);
+      const socket = net.connect(server.port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.end('POST /left HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\npartial');
+      await waitFor(() => terminated.includes('/left'), 2000, `terminate for the request whose client left (sync=${sync})`);
+      assert.equal(terminated.filter((t) => t === '/left').length, 1, 'once');
+    }
+  });
 });
 
 describe('node adapter: hono comparison adapter', { timeout: 10_000 }, () => {

@@ -45,6 +45,9 @@ export function createNodeListener(app: NodeApp, state: ServerState = { closing:
         res.on('close', onResponseClose);
       }
       writeResponse(app, req, res, source, handled.response, state);
+      // A client gone before the answer was ready (it left mid-body): 'close' has fired already, and
+      // kernel.terminate (the profile, the app's own terminate listeners) must still run, as in Symfony.
+      if (res.destroyed && (res as TerminableResponse)[kTerminate]) onResponseClose.call(res);
     } catch (err) {
       const body = handled?.response?.body;
       if (isStream(body) && !body.locked) cancelQuietly(body);
