@@ -1,3 +1,4 @@
+import { HTTP_TOKEN } from '../http/cookies.ts';
 import type { LevelName } from '../log/levels.ts';
 import { LEVELS } from '../log/levels.ts';
 import type { LogFormat } from '../log/format.ts';
@@ -82,6 +83,15 @@ function bool(name: string, value: string | undefined, fallback: boolean): boole
   throw new Error(`${name} must be 0 or 1, got "${value}".`);
 }
 
+/** The longest delay a timer takes (2^31 − 1 ms, about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A cookie name from the environment: an HTTP token, or every response that sets the cookie would fail. */
+function cookieName(name: string, value: string): string {
+  if (!HTTP_TOKEN.test(value)) throw new Error(`${name} must be a cookie name (letters, digits and !#$%&'*+-.^_\`|~), got "${value}".`);
+  return value;
+}
+
 function int(name: string, value: string | undefined, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined || value === '') return fallback;
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new Error(`${name} must be an integer between ${min} and ${max}, got "${value}".`);
@@ -151,18 +161,19 @@ export function loadConfig(overrides: Partial<AppConfig> = {}, env: Env = readEn
     secret: env.APP_SECRET || '',
     disallowRobotsIndexing: bool('DISALLOW_ROBOTS_INDEXING', env.DISALLOW_ROBOTS_INDEXING, true),
     httpMethodOverride: bool('HTTP_METHOD_OVERRIDE', env.HTTP_METHOD_OVERRIDE, true),
-    sessionCookieName: env.SESSION_COOKIE_NAME || 'IRMSSESSID',
+    sessionCookieName: cookieName('SESSION_COOKIE_NAME', env.SESSION_COOKIE_NAME || 'IRMSSESSID'),
     sessionMaxCount: int('SESSION_MAX_COUNT', env.SESSION_MAX_COUNT, 10000, 1),
     sessionIdleSeconds: int('SESSION_IDLE_SECONDS', env.SESSION_IDLE_SECONDS, 1800, 1),
     loginPath: env.LOGIN_PATH || '',
     logExcludedHttpCodes: httpCodes('LOG_EXCLUDED_HTTP_CODES', env.LOG_EXCLUDED_HTTP_CODES ?? (debug ? '' : '404,405')),
-    rememberMeCookieName: env.REMEMBER_ME_COOKIE_NAME || 'REMEMBERME',
-    rememberMeLifetimeSeconds: int('REMEMBER_ME_LIFETIME', env.REMEMBER_ME_LIFETIME, 30 * 24 * 3600, 1),
+    rememberMeCookieName: cookieName('REMEMBER_ME_COOKIE_NAME', env.REMEMBER_ME_COOKIE_NAME || 'REMEMBERME'),
+    // Ten years: a cookie's expiry date must stay a date (browsers keep one 400 days at most anyway).
+    rememberMeLifetimeSeconds: int('REMEMBER_ME_LIFETIME', env.REMEMBER_ME_LIFETIME, 30 * 24 * 3600, 1, 10 * 365 * 24 * 3600),
     enabledLocales: list(env.ENABLED_LOCALES),
-    headersTimeoutMs: int('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 10000, 1),
-    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30000, 1),
-    keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', env.KEEP_ALIVE_TIMEOUT_MS, 5000, 1),
-    shutdownDeadlineMs: int('SHUTDOWN_DEADLINE_MS', env.SHUTDOWN_DEADLINE_MS, 10000, 0),
+    headersTimeoutMs: int('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 10000, 1, MAX_TIMER_MS),
+    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30000, 1, MAX_TIMER_MS),
+    keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS', env.KEEP_ALIVE_TIMEOUT_MS, 5000, 1, MAX_TIMER_MS),
+    shutdownDeadlineMs: int('SHUTDOWN_DEADLINE_MS', env.SHUTDOWN_DEADLINE_MS, 10000, 0, MAX_TIMER_MS),
     ...overrides,
   };
   if (!config.secret) {

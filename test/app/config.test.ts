@@ -51,6 +51,16 @@ test('regression: a HOST that is no host name and a TRUSTED_HOSTS pattern that d
   assert.deepEqual(loadConfig({}, { TRUSTED_HOSTS: '^example\\.com$, ^api\\.' }).trustedHosts, ['^example\\.com$', '^api\\.']);
 });
 
+test('regression: a cookie name that is no HTTP token started the app and then made every session or login response a 500; a huge REMEMBER_ME_LIFETIME wrote "expires=Invalid Date"', () => {
+  assert.throws(() => loadConfig({}, { SESSION_COOKIE_NAME: 'my sess' }), /^Error: SESSION_COOKIE_NAME must be a cookie name .*got "my sess"\.$/);
+  assert.throws(() => loadConfig({}, { REMEMBER_ME_COOKIE_NAME: 'rm;x' }), /^Error: REMEMBER_ME_COOKIE_NAME must be a cookie name .*got "rm;x"\.$/);
+  assert.throws(() => loadConfig({}, { REMEMBER_ME_LIFETIME: '10000000000000' }), /REMEMBER_ME_LIFETIME must be an integer between 1 and 315360000/);
+  // A timer longer than 2^31 - 1 ms fires at once: a huge shutdown deadline would have cut requests off immediately.
+  assert.throws(() => loadConfig({}, { SHUTDOWN_DEADLINE_MS: '3000000000' }), /SHUTDOWN_DEADLINE_MS must be an integer between 0 and 2147483647/);
+  const config = loadConfig({}, { SESSION_COOKIE_NAME: 'app_sid', REMEMBER_ME_COOKIE_NAME: 'keep-me', REMEMBER_ME_LIFETIME: '315360000' });
+  assert.deepEqual([config.sessionCookieName, config.rememberMeCookieName, config.rememberMeLifetimeSeconds], ['app_sid', 'keep-me', 315360000]);
+});
+
 test('options override the environment', () => {
   assert.equal(loadConfig({ debug: false }, { APP_DEBUG: '1' }).debug, false);
 });
