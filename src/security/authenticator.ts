@@ -101,6 +101,11 @@ export class Authenticator {
   private async withCredentials(request: KernelRequest, firewall: Firewall, authorization: string | null, stateful: boolean): Promise<void> {
     let member: Member | null = null;
     if (authorization !== null) member = await this.fromBearer(request, authorization);
+    if (member !== null && stateful && hasSessionCookie(request, this.options.sessionCookieName) && request.hasSession()) {
+      // The session is not read for a bearer member, but the controller may still log in or out, which
+      // rotates it: an asynchronous store must have delivered it by then (logIn and logOut cannot wait).
+      await startSession(request);
+    }
     if (member === null && stateful) {
       member = await this.fromSession(request, firewall);
       if (member === null) member = await this.fromRememberMe(request, firewall);
@@ -148,7 +153,8 @@ export class Authenticator {
     if (typeof value !== 'string' || value === '') return null;
     const payload = rememberMePayload(await this.options.signer.decrypt(REMEMBER_ME_PURPOSE, value));
     if (payload !== null && payload.c !== firewall.context) {
-      request.logger.debug('security', 'Remember-me cookie of firewall context "{cookie_context}" ignored on context "{context}".', { cookie_context: payload.c, context: firewall.context });
+      // (`issuer_context`, not `cookie_context`: a key naming a cookie is masked in logs as a secret.)
+      request.logger.debug('security', 'Remember-me cookie of firewall context "{issuer_context}" ignored on context "{context}".', { issuer_context: payload.c, context: firewall.context });
       return null;
     }
     const member = payload !== null && payload.e * 1000 > Date.now() ? toMember({ memberId: payload.m, irmsToken: payload.t, roles: payload.r }, 'remember_me') : null;

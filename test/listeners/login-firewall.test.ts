@@ -294,3 +294,38 @@ test('member_id and irms_token never come from the query or the body', async () 
   assert.equal(j.status, 200);
   assert.equal((await send(app, '/account')).status, 401);
 });
+
+test('regression: the log of a remember-me cookie ignored on another firewall context showed the context as "***"', async () => {
+  const { app, lines } = setup();
+  const mainCookie = await rememberMeCookie(app);
+  lines.length = 0;
+  await send(app, '/admin/account', { headers: { cookie: mainCookie, accept: 'application/json' } });
+  const ignored = records(lines).find((r) => r.channel === 'security' && /ignored on context/.test(String(r.message)));
+  assert.ok(ignored, 'the record is written');
+  assert.equal(ignored.message, 'Remember-me cookie of firewall context "main" ignored on context "admin".');
+});
+
+test('regression: with an asynchronous session store, logging in or out with a valid bearer token and a session cookie was a 500 (the session was never loaded)', async () => {
+  const memory = new MemorySessionStore();
+  const sessionStore = {
+    read: (id: string) => Promise.resolve(memory.read(id)),
+    write: (id: string, data: string) => Promise.resolve(memory.write(id, data)),
+    destroy: (id: string) => Promise.resolve(memory.destroy(id)),
+  };
+  const { app } = setup({ sessionStore });
+  const first = await login(app, { member: '1', token: 'tok-1' });
+  const sid = setCookies(first).get('IRMSSESSID')!.value;
+  const bearer = await signMemberToken(app, { memberId: '2' });
+  const headers = { cookie: `IRMSSESSID=${sid}`, authorization: `Bearer ${bearer}` };
+
+  const again = await send(app, '/login', { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ member: '3', token: 'tok-3' }) });
+  assert.equal(again.status, 200, await again.clone().text());
+  const rotated = setCookies(again).get('IRMSSESSID')!.value;
+  assert.notEqual(rotated, sid, 'the login rotated the session id');
+  assert.equal(await memory.read(sid), null, 'the old id is gone');
+
+  const out = await send(app, '/logout', { headers: { ...headers, cookie: `IRMSSESSID=${rotated}` } });
+  assert.equal(out.status, 200, await out.clone().text());
+  assert.equal(setCookies(out).get('IRMSSESSID')?.value, '', 'the session cookie is cleared');
+  assert.equal(memory.read(rotated), null, 'logout ended the session');
+});
