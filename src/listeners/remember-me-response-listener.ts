@@ -4,7 +4,7 @@ import type { ResponseEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
 import { REMEMBER_ME_PURPOSE, type RememberMeCookieAction, type RememberMePayload } from '../security/authenticator.ts';
 import { REMEMBER_ME_COOKIE_ATTRIBUTE } from '../security/member.ts';
-import type { Signer } from '../security/signing.ts';
+import { MAX_SEALED_LENGTH, type Signer } from '../security/signing.ts';
 
 export interface RememberMeOptions {
   signer: Signer;
@@ -51,6 +51,18 @@ export class RememberMeResponseListener {
       e: Math.floor(Date.now() / 1000) + lifetime,
     };
     const value = await this.options.signer.encrypt(REMEMBER_ME_PURPOSE, payload);
+    if (this.options.cookieName.length + 1 + value.length > MAX_SEALED_LENGTH) {
+      // Browsers drop a cookie over 4 KiB, and one that long would be refused when it came back: a
+      // cookie that can never log the member in is not sent (a very long irms_token, such as a big JWT).
+      request.logger.warning('security', 'Remember-me cookie not set: it would be {length} characters, over the {limit} a cookie may hold (the irms_token is too long); the member stays logged in through the session only.', {
+        length: this.options.cookieName.length + 1 + value.length,
+        limit: MAX_SEALED_LENGTH,
+      });
+      if (request.cookieHeader !== null && request.cookies.has(this.options.cookieName)) {
+        response.headers.clearCookie(this.options.cookieName, this.cookieOptions(request));
+      }
+      return;
+    }
     response.headers.setCookie(this.options.cookieName, value, { ...this.cookieOptions(request), maxAge: lifetime });
   }
 

@@ -329,3 +329,20 @@ test('regression: with an asynchronous session store, logging in or out with a v
   assert.equal(setCookies(out).get('IRMSSESSID')?.value, '', 'the session cookie is cleared');
   assert.equal(memory.read(rotated), null, 'logout ended the session');
 });
+
+test('regression: a remember-me cookie made from a long irms_token was set, then always rejected and cleared', async () => {
+  const { app, lines } = setup();
+  const fits = await login(app, { member: '5', token: 'f'.repeat(2000), remember: true });
+  const cookie = setCookies(fits).get('REMEMBERME')!;
+  assert.ok(cookie.value.length > 2000);
+  const back = await send(app, '/account', { headers: { cookie: `REMEMBERME=${encodeURIComponent(cookie.value)}` } });
+  assert.deepEqual(await back.json(), { member_id: '5', by: 'remember_me' }, 'a cookie that is set works');
+
+  lines.length = 0;
+  const tooLong = await login(app, { member: '5', token: 'x'.repeat(3200), remember: true });
+  assert.equal(tooLong.status, 200, 'the login itself succeeds');
+  assert.equal(setCookies(tooLong).has('REMEMBERME'), false, 'no cookie that could never log the member in');
+  assert.ok(setCookies(tooLong).get('IRMSSESSID')?.value, 'the session carries the member');
+  const warning = records(lines).find((r) => r.channel === 'security' && r.level_name === 'WARNING');
+  assert.match(String(warning?.message), /^Remember-me cookie not set: it would be \d+ characters, over the 4096 a cookie may hold/);
+});
