@@ -17,7 +17,7 @@ export type { LogRecord } from './log/record.ts';
 // The request pipeline: sessions, security, route-option "annotations", locale.
 export { logIn, logOut, logoutUrl, type LoginCredentials } from './security/login.ts';
 export { getMember, isGranted, type Member, type AuthenticatedBy } from './security/member.ts';
-export { signMemberToken, verifyMemberToken, type BearerVerifier, type MemberCredentials, type MemberTokenClaims } from './security/member-token.ts';
+export { signMemberToken, verifyMemberToken, type BearerVerifier, type MemberRefresher, type MemberCredentials, type MemberTokenClaims } from './security/member-token.ts';
 export { FirewallMap, DEFAULT_FIREWALLS, type FirewallConfig } from './security/firewall-map.ts';
 export { maskSecrets, maskToken } from './security/mask.ts';
 export { MemorySessionStore, type SessionStore, type MemorySessionStoreOptions } from './session/store.ts';

@@ -58,6 +58,8 @@ export function buildHookTable(services: AppServices): HookTable {
     map: pipeline.firewallMap,
     signer: pipeline.signer,
     verifier: pipeline.verifyBearerToken,
+    refreshSessionMember: pipeline.refreshSessionMember,
+    refreshRememberedMember: pipeline.refreshRememberedMember,
     sessionCookieName: config.sessionCookieName,
     rememberMeCookieName: config.rememberMeCookieName,
   });
@@ -169,6 +171,8 @@ function resolvePipeline(services: AppServices): PipelineServices {
     firewallMap: services.firewallMap ?? defaults!.firewallMap,
     signer: services.signer ?? defaults!.signer,
     verifyBearerToken: services.verifyBearerToken ?? defaults!.verifyBearerToken,
+    refreshSessionMember: services.refreshSessionMember ?? null,
+    refreshRememberedMember: services.refreshRememberedMember ?? null,
     localeAware: services.localeAware ?? [],
     renderTemplate: services.renderTemplate ?? null,
   };

@@ -6,7 +6,7 @@ import type { AppConfig } from './config.ts';
 import { MemorySessionStore, type SessionStore } from '../session/store.ts';
 import { FirewallMap, DEFAULT_FIREWALLS, type FirewallConfig } from '../security/firewall-map.ts';
 import { Signer } from '../security/signing.ts';
-import { defaultBearerVerifier, type BearerVerifier } from '../security/member-token.ts';
+import { defaultBearerVerifier, type BearerVerifier, type MemberRefresher } from '../security/member-token.ts';
 import type { LocaleAware } from '../listeners/locale-aware-listener.ts';
 import type { TemplateRenderer } from '../listeners/template-listener.ts';
 
@@ -18,6 +18,13 @@ export interface PipelineOptions {
   firewalls?: FirewallConfig[];
   /** Checks `Authorization: Bearer <irms_token>` (default: tokens from `signMemberToken` with APP_SECRET). */
   verifyBearerToken?: BearerVerifier;
+  /**
+   * Re-checks a member restored from the session (every request) or from a remember-me cookie (each
+   * remember-me login), as Symfony's user provider refreshes the user. Default: none for session
+   * members; a remember-me cookie's irms_token goes through `verifyBearerToken` when the app gave one
+   * (so revoking the token ends the remember-me logins too).
+   */
+  refreshMember?: MemberRefresher;
   /** Services that follow the request locale (LocaleAwareListener). */
   localeAware?: LocaleAware[];
   /** Renders the `template` route option's named templates (TemplateListener). */
@@ -31,6 +38,10 @@ export interface PipelineServices {
   /** HMAC signer over APP_SECRET (remember-me cookies, member tokens). */
   signer: Signer;
   verifyBearerToken: BearerVerifier;
+  /** The refreshMember option for session members, or null. */
+  refreshSessionMember: MemberRefresher | null;
+  /** What re-checks a member a remember-me cookie restores, or null. */
+  refreshRememberedMember: MemberRefresher | null;
   localeAware: readonly LocaleAware[];
   renderTemplate: TemplateRenderer | null;
 }
@@ -43,9 +54,16 @@ export function pipelineServices(config: AppConfig, options: PipelineOptions = {
     firewallMap: new FirewallMap(options.firewalls ?? DEFAULT_FIREWALLS),
     signer,
     verifyBearerToken: options.verifyBearerToken ?? defaultBearerVerifier(signer),
+    refreshSessionMember: options.refreshMember ?? null,
+    refreshRememberedMember: options.refreshMember ?? tokenRefresher(options.verifyBearerToken),
     localeAware: options.localeAware ?? [],
     renderTemplate: options.renderTemplate ?? null,
   };
+}
+
+/** The app's bearer verifier applied to a remembered member's irms_token; none with the built-in verifier. */
+function tokenRefresher(verify: BearerVerifier | undefined): MemberRefresher | null {
+  return verify ? (member, request) => verify(member.irmsToken, request) : null;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { KernelRequest } from '../http/request.ts';
 import { hasSessionCookie } from '../listeners/session-listener.ts';
 import { startSession } from '../session/session.ts';
 import type { Firewall, FirewallMap } from './firewall-map.ts';
-import type { BearerVerifier } from './member-token.ts';
+import type { BearerVerifier, MemberRefresher } from './member-token.ts';
 import {
   FIREWALL_ATTRIBUTE,
   FIREWALL_CONTEXT_ATTRIBUTE,
@@ -36,6 +36,10 @@ export interface AuthenticatorOptions {
   map: FirewallMap;
   signer: Signer;
   verifier: BearerVerifier;
+  /** Re-checks a member read back from the session (null: accepted as stored). */
+  refreshSessionMember: MemberRefresher | null;
+  /** Re-checks a member a remember-me cookie restores (null: accepted as stored). */
+  refreshRememberedMember: MemberRefresher | null;
   sessionCookieName: string;
   rememberMeCookieName: string;
 }
@@ -131,13 +135,19 @@ export class Authenticator {
     const key = sessionKey(firewall.context);
     const stored = session.get(key);
     if (stored === undefined) return null;
-    const member = toMember(stored, storedAuthentication(stored));
-    if (member === null) {
+    const restored = toMember(stored, storedAuthentication(stored));
+    if (restored === null) {
       session.remove(key);
       request.logger.warning('security', 'Dropped an unreadable security token from the session.');
       return null;
     }
     request.logger.debug('security', 'Read existing security token from the session.', { key });
+    const member = await refreshed(restored, this.options.refreshSessionMember, request);
+    if (member === null) {
+      // Symfony's ContextListener: the provider no longer knows the user, so the session forgets it.
+      session.remove(key);
+      request.logger.debug('security', 'Token was deauthenticated after trying to refresh it.', { member_id: restored.memberId });
+    }
     return member;
   }
 
@@ -157,7 +167,9 @@ export class Authenticator {
       request.logger.debug('security', 'Remember-me cookie of firewall context "{issuer_context}" ignored on context "{context}".', { issuer_context: payload.c, context: firewall.context });
       return null;
     }
-    const member = payload !== null && payload.e * 1000 > Date.now() ? toMember({ memberId: payload.m, irmsToken: payload.t, roles: payload.r }, 'remember_me') : null;
+    const remembered = payload !== null && payload.e * 1000 > Date.now() ? toMember({ memberId: payload.m, irmsToken: payload.t, roles: payload.r }, 'remember_me') : null;
+    // Symfony reloads the user for every remember-me login: a member gone or a revoked irms_token ends it.
+    const member = remembered === null ? null : await refreshed(remembered, this.options.refreshRememberedMember, request);
     if (member === null) {
       request.attributes.set(REMEMBER_ME_COOKIE_ATTRIBUTE, { action: 'clear' } satisfies RememberMeCookieAction);
       request.logger.notice('security', 'Remember-me cookie rejected and cleared.');
@@ -171,6 +183,15 @@ export class Authenticator {
     request.logger.info('security', 'Remember-me cookie accepted for member "{member_id}".', { member_id: member.memberId });
     return member;
   }
+}
+
+/** The member as the application knows it now, or null when `refresh` no longer accepts it (no refresh: as stored). */
+async function refreshed(member: Member, refresh: MemberRefresher | null, request: KernelRequest): Promise<Member | null> {
+  if (refresh === null) return member;
+  const current = await refresh(member, request);
+  if (current === null || current === undefined || current.memberId !== member.memberId) return null;
+  if (current.roles === undefined) return member;
+  return toMember({ memberId: member.memberId, irmsToken: member.irmsToken, roles: current.roles }, member.authenticatedBy);
 }
 
 /** A decrypted payload whose member fields are still unchecked (toMember checks them). */

@@ -14,6 +14,18 @@ export interface MemberCredentials {
  */
 export type BearerVerifier = (token: string, request: KernelRequest) => MemberCredentials | null | Promise<MemberCredentials | null>;
 
+/**
+ * Symfony's user provider refresh (`refreshUser`): the member as the application knows it now, asked
+ * for a member restored from the session or from a remember-me cookie. Answer its current credentials
+ * (`roles`, when given, replace the stored ones) or null when the member is gone or its irms_token was
+ * revoked: the request then continues as anonymous, the session forgets the member and a remember-me
+ * cookie is cleared. An answer naming another member counts as null.
+ */
+export type MemberRefresher = (
+  member: { readonly memberId: string; readonly irmsToken: string; readonly roles: readonly string[] },
+  request: KernelRequest,
+) => MemberCredentials | null | Promise<MemberCredentials | null>;
+
 export interface MemberTokenClaims {
   memberId: string;
   roles?: string[];

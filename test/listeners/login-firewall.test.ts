@@ -346,3 +346,50 @@ test('regression: a remember-me cookie made from a long irms_token was set, then
   const warning = records(lines).find((r) => r.channel === 'security' && r.level_name === 'WARNING');
   assert.match(String(warning?.message), /^Remember-me cookie not set: it would be \d+ characters, over the 4096 a cookie may hold/);
 });
+
+test('regression: a remember-me cookie could not be revoked: with the app\'s token verifier rejecting its irms_token it still logged the member in', async () => {
+  const revoked = new Set<string>();
+  const { app } = setup({ verifyBearerToken: (token) => (revoked.has(token) ? null : { memberId: token.split('-')[0]!, roles: ['ROLE_MEMBER'] }) });
+  const cookie = setCookies(await login(app, { member: '5', token: '5-token', remember: true })).get('REMEMBERME')!;
+  const header = { cookie: `REMEMBERME=${encodeURIComponent(cookie.value)}`, accept: 'application/json' };
+  assert.deepEqual(await (await send(app, '/account', { headers: header })).json(), { member_id: '5', by: 'remember_me' }, 'a valid token: logged back in');
+
+  revoked.add('5-token');
+  const after = await send(app, '/account', { headers: header });
+  assert.equal(after.status, 401, 'a revoked irms_token ends the remember-me login');
+  assert.equal(setCookies(after).get('REMEMBERME')?.value, '', 'and the cookie is cleared');
+});
+
+test('refreshMember re-checks session and remember-me members: roles follow the app, a member gone is anonymous and forgotten', async () => {
+  const members = new Map<string, string[]>([['5', ['ROLE_MEMBER']]]);
+  const calls: string[] = [];
+  const { app, store } = setup({
+    refreshMember: async (member) => {
+      calls.push(`${member.memberId}:${member.irmsToken}`);
+      const roles = members.get(member.memberId);
+      return roles ? { memberId: member.memberId, roles } : null;
+    },
+  });
+  const first = await login(app, { member: '5', token: 'five-token', remember: true });
+  assert.deepEqual(calls, [], 'not for the login itself');
+  const sid = setCookies(first).get('IRMSSESSID')!.value;
+  const remember = setCookies(first).get('REMEMBERME')!.value;
+
+  members.set('5', ['ROLE_MEMBER', 'ROLE_ADMIN']);
+  const promoted = await send(app, '/account', { headers: { cookie: `IRMSSESSID=${sid}` } });
+  assert.equal(promoted.status, 200);
+  assert.deepEqual(calls, ['5:five-token']);
+  assert.deepEqual((JSON.parse(store.read(sid)!) as Record<string, { roles: string[] }>)._security_main!.roles, ['ROLE_MEMBER', 'ROLE_ADMIN'], 'the session keeps the refreshed roles');
+
+  members.delete('5');
+  const gone = await send(app, '/account', { headers: { cookie: `IRMSSESSID=${sid}`, accept: 'application/json' } });
+  assert.equal(gone.status, 401, 'a member the app no longer knows is anonymous');
+  assert.equal(JSON.parse(store.read(sid) ?? '{}')._security_main, undefined, 'and the session forgets it');
+  const remembered = await send(app, '/account', { headers: { cookie: `REMEMBERME=${encodeURIComponent(remember)}`, accept: 'application/json' } });
+  assert.equal(remembered.status, 401, 'the remember-me cookie no longer logs it in');
+  assert.equal(setCookies(remembered).get('REMEMBERME')?.value, '');
+
+  const impostor = setup({ refreshMember: (member) => ({ memberId: `${member.memberId}-other` }) });
+  const sid2 = setCookies(await login(impostor.app, { member: '7', token: 't' })).get('IRMSSESSID')!.value;
+  assert.equal((await send(impostor.app, '/account', { headers: { cookie: `IRMSSESSID=${sid2}`, accept: 'application/json' } })).status, 401, 'an answer naming another member counts as none');
+});
