@@ -1,6 +1,14 @@
 import type { Session } from '../http/session.ts';
 import type { SessionStore } from './store.ts';
 
+/**
+ * Session keys starting with this hold a logged-in member (a firewall context keeps its member under
+ * `_security_<context>`). Defined here rather than imported from the security module so the session
+ * layer does not depend on it; the store is told when a session holds one, so it can evict such
+ * sessions last.
+ */
+export const SECURITY_SESSION_KEY_PREFIX = '_security_';
+
 /** A session id: 32 bytes from the CSPRNG, base64url (256 bits, 43 characters). */
 export function newSessionId(): string {
   const bytes = new Uint8Array(32);
@@ -29,7 +37,10 @@ export class SessionNotLoadedError extends Error {
 export type SaveOutcome =
   /** Nothing used the session: nothing stored, no cookie touched. */
   | 'untouched'
-  /** Data stored under `session.id`; the cookie must carry it if the client does not have it yet. */
+  /**
+   * Data stored under `session.id` (written now, or already there unchanged since the request loaded
+   * it); the cookie must carry it if the client does not have it yet.
+   */
   | 'stored'
   /** The session is empty: whatever was stored is gone, a cookie the client has must be cleared. */
   | 'emptied';
@@ -43,6 +54,8 @@ export type SaveOutcome =
  * - `migrate()` gives the session a new id and destroys the old one at save time (login).
  * - `invalidate()` empties it and gives it a new id (logout).
  * - Values must survive JSON (they are stored as a JSON string).
+ * - Saving writes only data that changed: a request that merely read the session and is still in
+ *   flight when the member logs out must not write its stale copy back and revive the destroyed id.
  */
 export class StoredSession implements Session {
   /** How many times the data was read or written during this request (0 = unused). */
@@ -52,6 +65,10 @@ export class StoredSession implements Session {
   /** Ids whose stored data must go when this session is saved (rotation, invalidation). */
   private obsolete: string[] | null = null;
   private loading: Promise<void> | null = null;
+  /** The id whose data the store holds as far as this session knows ('' when none). */
+  private storedId = '';
+  /** The serialized data the store holds under `storedId` (what was read or last written), or null. */
+  private storedData: string | null = null;
   private closed = false;
 
   constructor(
@@ -108,6 +125,8 @@ export class StoredSession implements Session {
           for (const key of Object.keys(parsed)) data.set(key, (parsed as Record<string, unknown>)[key]);
         }
         this._id = this.requestedId!;
+        this.storedId = this._id;
+        this.storedData = raw;
       } catch {
         // Unreadable data: start over under a new id.
       }
@@ -159,14 +178,23 @@ export class StoredSession implements Session {
 
   migrate(): void {
     this.writable();
-    if (this._id !== '') (this.obsolete ??= []).push(this._id);
+    this.retireId();
     this._id = newSessionId();
   }
 
   invalidate(): void {
     this.writable().clear();
-    if (this._id !== '') (this.obsolete ??= []).push(this._id);
+    this.retireId();
     this._id = newSessionId();
+  }
+
+  /**
+   * Marks the current id for destruction at save time when the store holds it. An id generated during
+   * this request was never stored, so destroying it would only fill the store's list of destroyed ids
+   * (which a flood of anonymous logouts could otherwise churn).
+   */
+  private retireId(): void {
+    if (this._id !== '' && this._id === this.storedId) (this.obsolete ??= []).push(this._id);
   }
 
   /** The data without counting as a use (profiler); null when it was never loaded. */
@@ -177,6 +205,11 @@ export class StoredSession implements Session {
   /**
    * Writes the session to the store (or removes it when empty) if it was used. Returns what happened,
    * or a promise of it when the store is asynchronous.
+   *
+   * Data identical to what the store already holds under the same id is not written again (only
+   * `store.touch` is called, when the store has it): a request still in flight at logout would
+   * otherwise re-create the id the logout destroyed, member included. The outcome is 'stored' all the
+   * same, so the response (cookie, Cache-Control) is what it always was.
    */
   save(): SaveOutcome | Promise<SaveOutcome> {
     if (this.usage === 0 || this.data === null) return 'untouched';
@@ -188,10 +221,19 @@ export class StoredSession implements Session {
     this.obsolete = null;
     let outcome: SaveOutcome;
     if (this.data.size === 0) {
-      if (this._id !== '') track(this.store.destroy(this._id));
+      if (this._id !== '' && this._id === this.storedId) track(this.store.destroy(this._id));
+      this.storedId = '';
+      this.storedData = null;
       outcome = 'emptied';
     } else {
-      track(this.store.write(this.id, JSON.stringify(toRecord(this.data))));
+      const serialized = JSON.stringify(toRecord(this.data));
+      if (this._id !== '' && this._id === this.storedId && serialized === this.storedData) {
+        if (this.store.touch) track(this.store.touch(this._id));
+      } else {
+        track(this.store.write(this.id, serialized, { member: holdsMember(this.data) }));
+        this.storedId = this._id;
+        this.storedData = serialized;
+      }
       outcome = 'stored';
     }
     return pending.length ? Promise.all(pending).then(() => outcome) : outcome;
@@ -201,6 +243,12 @@ export class StoredSession implements Session {
   close(): void {
     this.closed = true;
   }
+}
+
+/** True when the data holds a logged-in member (a `_security_<context>` key). */
+function holdsMember(data: Map<string, unknown>): boolean {
+  for (const key of data.keys()) if (key.startsWith(SECURITY_SESSION_KEY_PREFIX)) return true;
+  return false;
 }
 
 function toRecord(data: Map<string, unknown>): Record<string, unknown> {

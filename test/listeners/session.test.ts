@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HttpResponse, MemorySessionStore, type RouteDefinition } from '../../src/index.ts';
+import { getMember, HttpResponse, logIn, logOut, MemorySessionStore, type RouteDefinition } from '../../src/index.ts';
 import { send, setCookies, testApp } from '../pipeline/harness.ts';
 
 const routes: RouteDefinition[] = [
@@ -122,4 +122,113 @@ test('an asynchronous session store works end to end', async () => {
   const id = setCookies(await send(app, '/write')).get('IRMSSESSID')!.value;
   const r = await send(app, '/async-read', { headers: { cookie: `IRMSSESSID=${id}` } });
   assert.deepEqual(await r.json(), { count: 1 });
+});
+
+/** A promise and the function that settles it: lets a test hold a request inside its controller. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+/** An app with logins, a page that writes the session for anonymous visitors, and slow pages held by gates. */
+function memberApp(store: MemorySessionStore) {
+  const entered = gate();
+  const release = gate();
+  const slow = async () => {
+    entered.open();
+    await release.opened;
+  };
+  const memberRoutes: RouteDefinition[] = [
+    { name: 'login', path: '/login', methods: ['POST'], controller: (r) => { logIn(r, { memberId: r.request.getString('member'), irmsToken: 'tok' }); return HttpResponse.text('in'); } },
+    { name: 'logout', path: '/logout', controller: (r) => { logOut(r); return HttpResponse.text('bye'); } },
+    { name: 'me', path: '/me', controller: (r) => HttpResponse.text(getMember(r)?.memberId ?? 'anonymous') },
+    { name: 'cart', path: '/cart', controller: (r) => { const s = r.getSession(); s.set('n', ((s.get('n') as number) ?? 0) + 1); return HttpResponse.json({ n: s.get('n') }); } },
+    // Long-poll style: authenticated from the session (read), then waits.
+    { name: 'slow_read', path: '/slow-read', controller: async (r) => { await slow(); return HttpResponse.text(`slow for ${getMember(r)?.memberId}`); }, options: { requiresLogin: true } },
+    // The same, but it also changes the session when it finishes.
+    { name: 'slow_write', path: '/slow-write', controller: async (r) => { await slow(); r.getSession().set('last_seen', 'slow'); return HttpResponse.text('written'); }, options: { requiresLogin: true } },
+  ];
+  const { app } = testApp({ routes: memberRoutes, sessionStore: store, env: 'prod', debug: false, environment: { APP_SECRET: 'test-secret' } });
+  const login = async (member: string) => {
+    const r = await send(app, '/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ member }) });
+    assert.equal(r.status, 200);
+    return setCookies(r).get('IRMSSESSID')!.value;
+  };
+  const me = async (sid: string) => (await send(app, '/me', { headers: { cookie: `IRMSSESSID=${sid}` } })).text();
+  return { app, login, me, entered: entered.opened, release: release.open };
+}
+
+test('regression: a flood of anonymous sessions does not log a member out (F1: LRU eviction at maxCount evicted members)', async () => {
+  const store = new MemorySessionStore({ maxCount: 5 });
+  const { app, login, me } = memberApp(store);
+  const victim = await login('victim');
+  assert.equal(await me(victim), 'victim');
+  let last = '';
+  for (let i = 0; i < 50; i++) {
+    const r = await send(app, '/cart');
+    last = setCookies(r).get('IRMSSESSID')!.value;
+    assert.ok(store.size <= 5, `the bound holds (${store.size})`);
+  }
+  assert.equal(await me(victim), 'victim', 'still logged in after 50 anonymous sessions in a store of 5');
+  const again = await send(app, '/cart', { headers: { cookie: `IRMSSESSID=${last}` } });
+  assert.deepEqual(await again.json(), { n: 2 }, 'anonymous sessions still work (the newest are kept)');
+});
+
+test('regression: members are evicted only when no anonymous session is left, least recently used first (F1)', async () => {
+  const store = new MemorySessionStore({ maxCount: 3 });
+  const { app, login, me } = memberApp(store);
+  const m1 = await login('m1');
+  const m2 = await login('m2');
+  const guest = setCookies(await send(app, '/cart')).get('IRMSSESSID')!.value;
+  const m3 = await login('m3'); // the store is full: the anonymous session makes room, not m1
+  assert.equal(store.read(guest), null);
+  assert.equal(await me(m2), 'm2');
+  assert.equal(await me(m1), 'm1');
+  assert.equal(await me(m3), 'm3');
+  // Only members left, last used in the order m2, m1, m3: the next login evicts m2.
+  const m4 = await login('m4');
+  assert.equal(store.size, 3);
+  assert.equal(await me(m2), 'anonymous');
+  assert.deepEqual([await me(m1), await me(m3), await me(m4)], ['m1', 'm3', 'm4']);
+});
+
+for (const [kind, path] of [['only read', '/slow-read'], ['also changed', '/slow-write']] as const) {
+  test(`regression: a request in flight at logout that ${kind} the session does not bring the old session id back (F2)`, async () => {
+    const store = new MemorySessionStore();
+    const { app, login, me, entered, release } = memberApp(store);
+    const sid = await login('m1');
+    const cookie = { headers: { cookie: `IRMSSESSID=${sid}` } };
+    const inFlight = send(app, path, cookie);
+    await entered; // the slow request has loaded the session and authenticated the member
+
+    const logout = await send(app, '/logout', cookie);
+    assert.equal(logout.status, 200);
+    assert.equal(setCookies(logout).get('IRMSSESSID')!.value, '', 'logout clears the cookie');
+    assert.equal(await me(sid), 'anonymous');
+
+    release();
+    const late = await inFlight;
+    assert.equal(late.status, 200);
+    await late.text();
+    assert.equal(late.headers.getSetCookie().length, 0, 'the late response sets no session cookie');
+    assert.equal(late.headers.get('cache-control'), 'max-age=0, must-revalidate, private', 'it is still private: the session was used');
+
+    assert.equal(await me(sid), 'anonymous', 'the logged-out id stays logged out');
+    assert.equal(store.read(sid), null, 'the destroyed id was not re-created');
+  });
+}
+
+test('a session that is only read gets the same response as before and stays alive', async () => {
+  let now = 0;
+  const store = new MemorySessionStore({ idleSeconds: 10, now: () => now });
+  const { app, login } = memberApp(store);
+  const sid = await login('m1');
+  for (let i = 0; i < 5; i++) {
+    now += 6_000; // longer than half the idle time: only refreshed lifetimes keep the session alive
+    const r = await send(app, '/me', { headers: { cookie: `IRMSSESSID=${sid}` } });
+    assert.equal(await r.text(), 'm1');
+    assert.equal(r.headers.getSetCookie().length, 0, 'the client already has the cookie');
+    assert.equal(r.headers.get('cache-control'), 'max-age=0, must-revalidate, private');
+  }
 });

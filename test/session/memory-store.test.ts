@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MemorySessionStore } from '../../src/session/store.ts';
-import { isWellFormedSessionId, newSessionId, StoredSession } from '../../src/session/session.ts';
+import { sessionKey } from '../../src/security/member.ts';
+import { MemorySessionStore, type SessionStore } from '../../src/session/store.ts';
+import { isWellFormedSessionId, newSessionId, SECURITY_SESSION_KEY_PREFIX, StoredSession } from '../../src/session/session.ts';
 
 test('the memory store is bounded by count: the least recently used session goes first', () => {
   const store = new MemorySessionStore({ maxCount: 3 });
@@ -113,4 +114,144 @@ test('an asynchronous store is awaited through start()', async () => {
   s.set('b', 2);
   assert.equal(await s.save(), 'stored');
   assert.deepEqual(JSON.parse(inner.read('known-session-id-0123456789')!), { a: 1, b: 2 });
+});
+
+test('regression: anonymous sessions are evicted before members (F1: a flood of anonymous sessions logged every member out)', () => {
+  const store = new MemorySessionStore({ maxCount: 3 });
+  store.write('m1', 'member 1', { member: true });
+  for (let i = 0; i < 100; i++) {
+    store.write(`g${i}`, 'guest');
+    assert.ok(store.size <= 3);
+  }
+  assert.equal(store.size, 3);
+  assert.equal(store.read('m1'), 'member 1', 'the member outlived 100 anonymous sessions');
+  assert.equal(store.read('g99'), 'guest', 'the newest anonymous sessions are kept');
+  assert.equal(store.read('g97'), null, 'the least recently used anonymous session went first');
+
+  // Members push out the remaining anonymous sessions before one another.
+  store.write('m2', 'member 2', { member: true });
+  store.write('m3', 'member 3', { member: true });
+  assert.equal(store.read('g99'), null);
+  assert.equal(store.read('m2'), 'member 2');
+  assert.equal(store.read('m1'), 'member 1');
+  assert.equal(store.read('m3'), 'member 3');
+  // Only members left (last use: m2, m1, m3): the least recently used member goes.
+  store.write('m4', 'member 4', { member: true });
+  assert.equal(store.size, 3);
+  assert.equal(store.read('m2'), null);
+  assert.deepEqual([store.read('m1'), store.read('m3'), store.read('m4')], ['member 1', 'member 3', 'member 4']);
+  // A session that logs its member out becomes evictable first again.
+  store.write('m1', 'anonymous now');
+  store.write('g', 'guest');
+  assert.equal(store.read('m1'), null);
+  assert.equal(store.read('m3'), 'member 3');
+});
+
+test('a new anonymous session is kept even when members fill the store: the least recently used member makes room', () => {
+  const store = new MemorySessionStore({ maxCount: 2 });
+  store.write('m1', '1', { member: true });
+  store.write('m2', '2', { member: true });
+  store.write('g1', 'guest');
+  assert.equal(store.read('g1'), 'guest', 'the write that just happened is not lost');
+  assert.equal(store.read('m1'), null);
+  assert.equal(store.read('m2'), '2');
+  store.write('g2', 'guest');
+  assert.equal(store.read('g1'), null, 'from then on anonymous sessions evict one another');
+  assert.equal(store.read('m2'), '2');
+});
+
+test('expired sessions go before anything else, members included', () => {
+  let now = 0;
+  const store = new MemorySessionStore({ maxCount: 3, idleSeconds: 10, now: () => now });
+  store.write('m', 'member', { member: true });
+  now = 5_000;
+  store.write('g1', '1');
+  store.write('g2', '2');
+  now = 10_000;
+  store.write('g3', '3');
+  assert.equal(store.size, 3);
+  assert.deepEqual([store.read('g1'), store.read('g2'), store.read('g3'), store.read('m')], ['1', '2', '3', null]);
+});
+
+test('regression: a write to a destroyed id is dropped; destroyed ids are remembered for idleSeconds, at most maxCount of them (F2: logout undone by a request in flight)', () => {
+  let now = 0;
+  const store = new MemorySessionStore({ maxCount: 3, idleSeconds: 10, now: () => now });
+  store.write('a', 'member', { member: true });
+  store.destroy('a');
+  store.write('a', 'member', { member: true });
+  assert.equal(store.read('a'), null, 'the late write did not re-create the destroyed id');
+  assert.equal(store.size, 0);
+
+  // Bounded: destroying maxCount more ids forgets the oldest destroyed id.
+  for (const id of ['b', 'c']) store.destroy(id);
+  store.write('a', 'x');
+  assert.equal(store.read('a'), null, 'still remembered: 3 destroyed ids');
+  store.destroy('d');
+  store.write('a', 'x');
+  assert.equal(store.read('a'), 'x', 'forgotten once maxCount later ids were destroyed');
+  for (let i = 0; i < 10_000; i++) store.destroy(`t${i}`);
+  store.write('t9996', 'x');
+  assert.equal(store.read('t9996'), 'x', 'only the last maxCount destroyed ids are remembered');
+  store.write('t9997', 'x');
+  assert.equal(store.read('t9997'), null);
+
+  // Time-bounded: remembered for idleSeconds.
+  store.destroy('e');
+  now = 9_999;
+  store.write('e', 'x');
+  assert.equal(store.read('e'), null);
+  now = 10_000;
+  store.write('e', 'x');
+  assert.equal(store.read('e'), 'x');
+});
+
+/** A store that records what the session asks of it. */
+function recordingStore(withTouch: boolean) {
+  const inner = new MemorySessionStore();
+  const calls: string[] = [];
+  const store: SessionStore = {
+    read: (id) => inner.read(id),
+    write: (id, data, info) => {
+      calls.push(`write ${id === 'id-0123456789012345678901' ? 'same' : 'new'} member=${info?.member}`);
+      inner.write(id, data, info);
+    },
+    destroy: (id) => {
+      calls.push('destroy');
+      inner.destroy(id);
+    },
+  };
+  if (withTouch) store.touch = () => void calls.push('touch');
+  inner.write('id-0123456789012345678901', JSON.stringify({ _security_main: { memberId: '1' }, n: 1 }));
+  return { store, calls };
+}
+
+test('regression: a session that was only read is not written back, so a request in flight cannot revive a destroyed id (F2)', () => {
+  for (const withTouch of [false, true]) {
+    const { store, calls } = recordingStore(withTouch);
+    const reader = new StoredSession(store, 'id-0123456789012345678901');
+    assert.deepEqual({ ...reader.all() }, { _security_main: { memberId: '1' }, n: 1 });
+    reader.set('n', 1); // the same value: nothing changed
+    assert.equal(reader.save(), 'stored', 'the outcome (hence cookie and caching) is unchanged');
+    assert.deepEqual(calls, withTouch ? ['touch'] : [], 'no write; touch() only when the store has it');
+
+    const writer = new StoredSession(store, 'id-0123456789012345678901');
+    writer.set('n', 2);
+    assert.equal(writer.save(), 'stored');
+    assert.equal(calls.at(-1), 'write same member=true', 'changed data is written, telling the store it holds a member');
+  }
+});
+
+test('the store is told whether a session holds a member; ids generated during the request are never destroyed', () => {
+  const { store, calls } = recordingStore(false);
+  const s = new StoredSession(store, null);
+  s.set('cart', 1);
+  s.save();
+  assert.deepEqual(calls, ['write new member=false']);
+  calls.length = 0;
+  const loggedOut = new StoredSession(store, 'id-0123456789012345678901');
+  loggedOut.invalidate();
+  loggedOut.migrate();
+  assert.equal(loggedOut.save(), 'emptied');
+  assert.deepEqual(calls, ['destroy'], 'only the stored id is destroyed, not the fresh ones');
+  assert.equal(SECURITY_SESSION_KEY_PREFIX, sessionKey('main').slice(0, -'main'.length), 'the prefix the session layer knows is the one the firewall uses');
 });
