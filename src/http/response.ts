@@ -133,6 +133,8 @@ export class HttpResponse {
   }
 
   constructor(body: ResponseBody = '', status = 200, headers?: Record<string, string> | Iterable<[string, string]>) {
+    // Symfony's Response::setStatusCode: an invalid status is the application's error, not a response.
+    if (status !== 200 && !(Number.isInteger(status) && status >= 100 && status < 600)) throw new RangeError(`The HTTP status code "${status}" is not valid.`);
     this.body = body;
     this.status = status;
     this.headers = headers instanceof ResponseHeaders ? headers : new ResponseHeaders(headers);

@@ -117,3 +117,10 @@ test('regression: the redirect page left "\'" raw inside the meta refresh\'s url
   assert.ok(page.includes(`Redirecting to <a href="${escaped}">${escaped}</a>.`), page);
   assert.ok(!page.includes("it's"), page);
 });
+
+test('regression: a status outside 100–599 made a response the hosts then refused or sent as-is; the constructor refuses it as Symfony does', () => {
+  for (const status of [0, 99, 600, 999, 1000, 200.5, Number.NaN]) {
+    assert.throws(() => new HttpResponse('x', status), (e: unknown) => e instanceof RangeError && e.message === `The HTTP status code "${status}" is not valid.`, String(status));
+  }
+  for (const status of [100, 204, 418, 599]) assert.equal(new HttpResponse('', status).status, status);
+});

@@ -359,6 +359,72 @@ describe('node adapter: responses', { timeout: 10_000 }, () => {
     assert.equal(Buffer.from(res.body, 'latin1').toString('utf8'), 'héllo');
   });
 
+  test('regression: a streamed body\'s own Content-Length, Transfer-Encoding and Connection went to the wire unchanged (the next response on the connection was desynchronised)', async () => {
+    const enc = new TextEncoder();
+    const streamOf = (text: string) => new ReadableStream<Uint8Array>({ start(c) { c.enqueue(enc.encode(text)); c.close(); } });
+    const { server } = await start((s) => {
+      if (s.target === '/short') return new HttpResponse(streamOf('hello world'), 200, { 'content-length': '3', connection: 'keep-alive', 'keep-alive': 'timeout=99' });
+      if (s.target === '/long') return new HttpResponse(streamOf('hi'), 200, { 'content-length': '100' });
+      if (s.target === '/bad') return new HttpResponse(streamOf('abc'), 200, { 'content-length': 'abc' });
+      if (s.target === '/gzip') return new HttpResponse(streamOf('not framed'), 200, { 'transfer-encoding': 'gzip' });
+      if (s.target === '/exact') return new HttpResponse(streamOf('exact'), 200, { 'content-length': '5' });
+      if (s.target === '/close') return new HttpResponse('bye', 200, { connection: 'close' });
+      return HttpResponse.text('next');
+    });
+    const next = 'GET /next HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n';
+    // A stream longer than its length is cut at it, as Deno does; the next response follows intact.
+    const short = await raw(server.port, `GET /short HTTP/1.1\r\nHost: x\r\n\r\n${next}`, 3000);
+    assert.match(short.data, /^HTTP\/1\.1 200 OK\r\n[^]*content-length: 3\r\n[^]*\r\n\r\nhelHTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nnext$/i, JSON.stringify(short.data));
+    assert.doesNotMatch(short.data, /keep-alive: timeout=99/i, 'the application\'s Keep-Alive is not sent');
+    // Shorter than its length: the connection is closed, nothing is read as the next response.
+    const long = await raw(server.port, `GET /long HTTP/1.1\r\nHost: x\r\n\r\n${next}`, 3000);
+    assert.ok(long.closed, 'the connection is closed');
+    assert.equal(long.data.match(/HTTP\/1\.1 /g)?.length, 1, `no second status line glued to the body: ${JSON.stringify(long.data)}`);
+    // An invalid length or a Transfer-Encoding the host does not apply: dropped, the body chunked by the host.
+    for (const [path, body] of [['/bad', 'abc'], ['/gzip', 'not framed']]) {
+      const { data } = await raw(server.port, `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n${next}`, 3000);
+      assert.doesNotMatch(data, /content-length: abc|transfer-encoding: gzip/i, path);
+      assert.match(data, /\r\ntransfer-encoding: chunked\r\n/i, path);
+      assert.ok(data.includes(`\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\nHTTP/1.1 200 OK\r\n`) && data.endsWith('\r\n\r\nnext'), `${path}: ${JSON.stringify(data)}`);
+    }
+    // A length the stream keeps is kept; the application's Connection: close is honoured.
+    const exact = await raw(server.port, `GET /exact HTTP/1.1\r\nHost: x\r\n\r\n${next}`, 3000);
+    assert.match(exact.data, /content-length: 5\r\n[^]*\r\n\r\nexactHTTP\/1\.1 200 OK[^]*\r\n\r\nnext$/i);
+    const close = await raw(server.port, `GET /close HTTP/1.1\r\nHost: x\r\n\r\n${next}`, 3000);
+    assert.ok(close.closed);
+    assert.equal(close.data.match(/HTTP\/1\.1 /g)?.length, 1, 'closed after the answer: the pipelined request is not read');
+    assert.equal(close.data.match(/\r\nconnection: close\r\n/gi)?.length, 1);
+  });
+
+  test('regression: a locked or already-read response stream left the request unanswered forever; a 1xx status was sent as the final answer', async () => {
+    const { server, logs } = await start(async (s) => {
+      if (s.target === '/read') {
+        const r = new Response('used');
+        await r.text();
+        return HttpResponse.fromFetch(r);
+      }
+      if (s.target === '/locked') {
+        const stream = new ReadableStream<Uint8Array>({ start(c) { c.close(); } });
+        stream.getReader();
+        return HttpResponse.stream(stream);
+      }
+      if (s.target === '/interim') {
+        const r = HttpResponse.text('not final');
+        r.status = 103;
+        return r;
+      }
+      return HttpResponse.text('next');
+    });
+    for (const path of ['/read', '/locked', '/interim']) {
+      const { data } = await raw(server.port, `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\nGET /next HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 3000);
+      assert.match(data, /^HTTP\/1\.1 500 /, `${path}: ${JSON.stringify(data.slice(0, 120))}`);
+      assert.doesNotMatch(data, /HTTP\/1\.1 103/);
+    }
+    assert.ok(logs.some((l) => /locked or was already read/.test(l)), logs.join('\n'));
+    assert.ok(logs.some((l) => /The HTTP status code "103" cannot be sent as a final response/.test(l)), logs.join('\n'));
+    assert.equal((await get(server.port, '/after')).status, 200);
+  });
+
   test('a response whose headers only iterate (no appendTo) is written the same way', async () => {
     const lines: [string, string][] = [['x-first', '1'], ['content-length', '999'], ['transfer-encoding', 'chunked'], ['x-last', '2'], ['set-cookie', 'a=1'], ['set-cookie', 'b=2']];
     const { server } = await start(() => ({ status: 201, body: 'plain', headers: { entries: () => lines } }));

@@ -53,9 +53,16 @@ export function cancelQuietly(stream: ReadableStream<Uint8Array>): void {
 const DECIMAL = /^[0-9]{1,16}$/;
 
 /**
+ * Headers about this connection rather than the response (RFC 9110 §7.6.1): the host frames the message
+ * and decides keep-alive, so an application's values (often copied from an upstream by
+ * `return fetch(url)`) never reach the wire. An application's `Connection: close` is kept as a wish.
+ */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection']);
+
+/**
  * Writes the kernel's response. Status and headers go in one `writeHead` (Set-Cookie repeated); a
  * string or byte body goes in one `end` with an exact Content-Length; a stream is copied chunk by chunk
- * with backpressure and cancelled when the client leaves. HEAD, 1xx, 204 and 304 never carry a body;
+ * with backpressure and cancelled when the client leaves. HEAD, 204 and 304 never carry a body;
  * HEAD carries the Content-Length GET would (its body's length, or, for the body the kernel emptied,
  * the length the kernel declared).
  */
@@ -66,8 +73,12 @@ export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http
     return;
   }
   const status = response.status;
+  // A 1xx is no final answer (the client would wait for another one, and a pipelined request's answer
+  // would be taken for it), and a status outside 100–599 is no HTTP status: the application's error,
+  // answered with the adapter's 500, as Fetch hosts refuse such a Response.
+  if (!(status >= 200 && status <= 599 && Number.isInteger(status))) throw new TypeError(`The HTTP status code "${status}" cannot be sent as a final response.`);
   const head = req.method === 'HEAD';
-  const noBody = head || status === 204 || status === 304 || (status >= 100 && status < 200);
+  const noBody = head || status === 204 || status === 304;
   let fixed: string | Uint8Array | null = null;
   let stream: ReadableStream<Uint8Array> | null = null;
   if (typeof body === 'string') fixed = body.length > LARGE_STRING && !noBody ? encodeLarge(body) : body;
@@ -75,13 +86,17 @@ export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http
   else if (body instanceof Uint8Array) fixed = body;
   else if (isStream(body)) stream = body;
   else throw new TypeError(`Unsupported response body type: ${Object.prototype.toString.call(body)}`);
+  // Checked before anything is written: a locked stream (a Fetch Response whose body was already read)
+  // can never be sent, and failing now gives the client the 500 instead of a head with no body.
+  if (stream !== null && stream.locked) throw new TypeError('The response body stream is locked or was already read.');
 
   const headers: string[] = [];
   const lines = response.headers;
   if (lines.appendTo) lines.appendTo(headers);
   else for (const [name, value] of lines.entries()) headers.push(name, value);
   let hasLength = false;
-  let hasEncoding = false;
+  let streamLength = -1;
+  let closeWanted = false;
   /** HEAD: the Content-Length the response declares (the kernel empties the body and keeps GET's length here). */
   let declared: string | undefined;
   // Compacted in place: the lines kept move down over the ones dropped.
@@ -90,14 +105,17 @@ export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http
     const name = headers[i];
     if (name === 'content-length') {
       // Fixed bodies get their exact length below; no length on 204 or on a chunked stream.
-      if (fixed !== null || status === 204 || (status >= 100 && status < 200)) {
+      if (fixed !== null || status === 204) {
         if (head) declared = headers[i + 1];
         continue;
       }
+      // A stream's declared length is kept only when it is one decimal number, and then enforced.
+      if (!DECIMAL.test(headers[i + 1])) continue;
       hasLength = true;
-    } else if (name === 'transfer-encoding') {
-      if (fixed !== null || noBody) continue;
-      hasEncoding = true;
+      streamLength = Number(headers[i + 1]);
+    } else if (HOP_BY_HOP.has(name)) {
+      if (name === 'connection' && /(?:^|,)[ \t]*close[ \t]*(?:,|$)/i.test(headers[i + 1])) closeWanted = true;
+      continue;
     }
     if (kept !== i) {
       headers[kept] = name;
@@ -106,15 +124,11 @@ export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http
     kept += 2;
   }
   headers.length = kept;
-  if (hasLength && hasEncoding) {
-    for (let i = 0; i < headers.length; i += 2) {
-      if (headers[i] === 'content-length') {
-        headers.splice(i, 2);
-        break;
-      }
-    }
-  }
-  if (fixed !== null && status !== 204 && status !== 304 && !(status >= 100 && status < 200)) {
+  // Node trusts a declared length: a stream that delivered more or fewer bytes would leave the rest to
+  // be read as the next response on the connection. pipeStream holds the body to it (as Deno does:
+  // cut at the length, or the connection closed when the stream ends short); strict mode is the guard.
+  if (hasLength && stream !== null && !noBody) res.strictContentLength = true;
+  if (fixed !== null && status !== 204 && status !== 304) {
     const length = typeof fixed === 'string' ? Buffer.byteLength(fixed) : fixed.byteLength;
     if (head && length === 0) {
       // The kernel's HEAD body is empty (ResponseListener): GET's length is the declared one; none
@@ -127,7 +141,7 @@ export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http
 
   // A request body left unread: small ones are drained by Node (keep-alive kept); a cancelled or
   // large one closes the connection after the response, so no unread byte is parsed as a request.
-  if (state.closing) res.shouldKeepAlive = false;
+  if (state.closing || closeWanted) res.shouldKeepAlive = false;
   else if (!req.complete && (source.bodyState !== 0 || unreadBodyTooLarge(req))) {
     res.shouldKeepAlive = false;
   }
@@ -139,7 +153,10 @@ export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http
     else res.end(fixed);
     return;
   }
-  pipeStream(app, res, stream).catch((err: unknown) => reportError(app, 'Writing a streamed response failed', err));
+  pipeStream(app, res, stream, hasLength ? streamLength : -1).catch((err: unknown) => {
+    reportError(app, 'Writing a streamed response failed', err);
+    res.destroy();
+  });
 }
 
 /**
@@ -154,8 +171,10 @@ function unreadBodyTooLarge(req: http.IncomingMessage): boolean {
   return length !== undefined && !(Number(length) <= DRAIN_LIMIT);
 }
 
-async function pipeStream(app: NodeApp, res: http.ServerResponse, stream: ReadableStream<Uint8Array>): Promise<void> {
+/** Copies the stream to the response; with a declared `length` (≥ 0), exactly that many bytes or a closed connection. */
+async function pipeStream(app: NodeApp, res: http.ServerResponse, stream: ReadableStream<Uint8Array>, length: number): Promise<void> {
   const reader = stream.getReader();
+  let left = length;
   let gone = false;
   const onClose = () => {
     if (res.writableFinished) return;
@@ -182,7 +201,18 @@ async function pipeStream(app: NodeApp, res: http.ServerResponse, stream: Readab
         result = await reader.read();
       }
       if (result.done || gone) break;
-      if (!res.write(result.value)) {
+      const chunk = result.value;
+      if (left >= 0) {
+        if (chunk.byteLength >= left) {
+          // The declared length is reached: the rest of the stream is not part of this response.
+          if (left > 0) res.write(chunk.subarray(0, left));
+          left = 0;
+          reader.cancel().catch(noop);
+          break;
+        }
+        left -= chunk.byteLength;
+      }
+      if (!res.write(chunk)) {
         await new Promise<void>((resolve) => {
           const done = () => {
             res.off('drain', done);
@@ -195,7 +225,16 @@ async function pipeStream(app: NodeApp, res: http.ServerResponse, stream: Readab
         if (gone) break;
       }
     }
-    if (!gone) res.end();
+    if (gone) return;
+    if (left > 0) {
+      // Shorter than declared: the client would wait for bytes that never come, then misread the next response.
+      reportError(app, 'The response body stream ended before its declared Content-Length', new Error(`${left} of ${length} bytes missing`));
+      // What was written still goes out, then the connection ends: the client sees the body cut short.
+      if (res.socket) res.socket.end();
+      else res.destroy();
+      return;
+    }
+    res.end();
   } catch (err) {
     if (!gone) {
       // Bytes may be on the wire already: end the connection without the final chunk so the client sees the truncation.
