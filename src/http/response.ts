@@ -6,6 +6,12 @@ export type ResponseBody = string | Uint8Array | ReadableStream<Uint8Array> | nu
 export class ResponseHeaders {
   private readonly map = new Map<string, string>();
   private cookies: string[] | null = null;
+  /**
+   * Set once a value with a character beyond ASCII (U+0080–U+00FF) was set: hosts write header values
+   * as Latin-1, and the Node adapter must then not send a string body together with the head, which
+   * Node would encode as UTF-8 whole (the value's bytes would depend on the body and the method).
+   */
+  beyondAscii = false;
 
   constructor(init?: Record<string, string> | Iterable<[string, string]>) {
     if (!init) return;
@@ -29,13 +35,13 @@ export class ResponseHeaders {
    */
   set(name: string, value: string): void {
     const key = headerKey(name);
-    assertHeaderValue(value);
+    if (assertHeaderValue(value)) this.beyondAscii = true;
     if (key === 'set-cookie') this.cookies = [value];
     else this.map.set(key, value);
   }
   append(name: string, value: string): void {
     const key = headerKey(name);
-    assertHeaderValue(value);
+    if (assertHeaderValue(value)) this.beyondAscii = true;
     if (key === 'set-cookie') (this.cookies ??= []).push(value);
     else {
       const prev = this.map.get(key);
@@ -101,14 +107,23 @@ function headerKey(name: string): string {
   return key;
 }
 
-/** What every host accepts in a header value: tab, visible ASCII and Latin-1 (Node's rule, Fetch's ByteString). */
-function assertHeaderValue(value: string): void {
+/**
+ * What every host accepts in a header value: tab, visible ASCII and Latin-1 (Node's rule, Fetch's
+ * ByteString). Returns whether the value has a character beyond ASCII.
+ */
+function assertHeaderValue(value: string): boolean {
+  let beyondAscii = false;
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
     if (c >= 0x20 && c < 0x7f) continue;
-    if (c === 9 || (c >= 0x80 && c <= 0xff)) continue;
+    if (c === 9) continue;
+    if (c >= 0x80 && c <= 0xff) {
+      beyondAscii = true;
+      continue;
+    }
     throw new TypeError('Header values may not contain CR, LF, NUL, other control characters or characters above U+00FF.');
   }
+  return beyondAscii;
 }
 
 /**

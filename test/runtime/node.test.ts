@@ -425,6 +425,25 @@ describe('node adapter: responses', { timeout: 10_000 }, () => {
     assert.equal((await get(server.port, '/after')).status, 200);
   });
 
+  test('regression: a Latin-1 header value went out as UTF-8 on a GET with a short string body and as Latin-1 on HEAD, long bodies and streams', async () => {
+    const { server } = await start((s) => {
+      const body = s.target === '/long' ? 'x'.repeat(10_000) : 'short';
+      return new HttpResponse(body, 200, { 'x-name': 'caf\u00e9' });
+    });
+    const headerBytes = async (request: string) => {
+      const { data } = await raw(server.port, request, 3000);
+      const line = /\r\nx-name: ([^\r]*)\r\n/.exec(data)?.[1] ?? '';
+      return Buffer.from(line, 'latin1').toString('hex');
+    };
+    const latin1 = Buffer.from('caf\u00e9', 'latin1').toString('hex');
+    assert.equal(await headerBytes('GET /short HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'), latin1, 'GET, short body');
+    assert.equal(await headerBytes('HEAD /short HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'), latin1, 'HEAD');
+    assert.equal(await headerBytes('GET /long HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'), latin1, 'GET, long body');
+    const res = await get(server.port, '/short');
+    assert.equal(res.body, 'short');
+    assert.equal(res.headers['content-length'], '5');
+  });
+
   test('a response whose headers only iterate (no appendTo) is written the same way', async () => {
     const lines: [string, string][] = [['x-first', '1'], ['content-length', '999'], ['transfer-encoding', 'chunked'], ['x-last', '2'], ['set-cookie', 'a=1'], ['set-cookie', 'b=2']];
     const { server } = await start(() => ({ status: 201, body: 'plain', headers: { entries: () => lines } }));

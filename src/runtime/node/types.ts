@@ -15,6 +15,8 @@ export interface NodeResponse {
     entries(): Iterable<[string, string]>;
     /** Optional fast path: every line appended as name, value, … (the kernel's ResponseHeaders has it). */
     appendTo?(out: string[]): void;
+    /** True when a value may hold a character beyond ASCII (written as Latin-1, one byte each). */
+    readonly beyondAscii?: boolean;
   };
 }
 

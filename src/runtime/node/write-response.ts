@@ -150,6 +150,9 @@ export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http
   if (noBody || stream === null) {
     if (stream !== null) cancelQuietly(stream);
     if (noBody || fixed === '') res.end();
+    // Node sends a short string body in one write with the head, encoding both as UTF-8: a Latin-1
+    // header value would then go out as UTF-8 here and as Latin-1 everywhere else.
+    else if (typeof fixed === 'string' && lines.beyondAscii === true) res.end(Buffer.from(fixed));
     else res.end(fixed);
     return;
   }
