@@ -165,6 +165,10 @@ function dropBody(response: { body: unknown }): void {
   const body = response.body;
   if (body !== null && typeof body === 'object' && typeof (body as ReadableStream).cancel === 'function') {
     (body as ReadableStream).cancel().catch(() => {});
+    // Still a stream, an empty one: a Fetch host measures a string body (Deno would declare
+    // `Content-Length: 0` for HEAD where GET is chunked), but not a stream.
+    response.body = new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+    return;
   }
   response.body = '';
 }

@@ -12,6 +12,8 @@
  *   options for them (HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS and KEEP_ALIVE_TIMEOUT_MS apply to Node only).
  * - Deno answers `Expect: 100-continue` itself, before the handler runs.
  * - `server.shutdown()` cuts off request bodies still arriving (that request ends in a 400).
+ * - A chunked body over BODY_LIMIT gets its 413 at once, but hyper reads the rest of the upload and
+ *   discards it (memory stays bounded); a `Connection: close` answer does not stop it.
  * The request URL Deno hands over keeps the target as sent (`/a/../b` is not resolved), as on Node.
  */
 import { createApp } from '../app/create-app.ts';
