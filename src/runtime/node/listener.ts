@@ -2,12 +2,162 @@
  * The two `request` listeners: the native one (`createNodeListener`: handle, write, then run
  * kernel.terminate once the response is out) and `@hono/node-server`'s, kept for comparison.
  * `serve()` installs one of them; hosts with their own `http.Server` use them directly.
+ *
+ * Pipelining. Node calls the `request` listener for every request it parses from a read, also for
+ * requests whose answers must wait behind an earlier one still being written (it queues their
+ * `ServerResponse`s per connection, in order). Against a client that pipelines and does not read,
+ * computing them all would hold every answer in memory (a 56 KB write of 2,000 `GET`s held ≈ 270 MB of
+ * debug pages). So the native listener keeps at most PIPELINE_DEPTH answers per connection under way;
+ * later requests wait, unstarted, in the connection's `Pipeline`, and reading from the socket is held
+ * meanwhile. Each time an answer has been written out, Node gives the next `ServerResponse` the
+ * socket (its `'socket'` event), and the first waiting request starts. Answers stay in request order:
+ * Node writes them in the order of its queue; only when they are computed changes. The usual case,
+ * one request at a time per connection (its `ServerResponse` has the socket at once), pays one check.
+ *
+ * Shutdown (`closeAfterPending`): the last answer under way on a connection is the
+ * one that closes it, so every request whose handler ran gets its answer; requests still waiting for
+ * their turn are dropped (their handlers never ran, and the client sees the connection close after the
+ * last answer, as after any `Connection: close`).
  */
 import type http from 'node:http';
+import type { Socket } from 'node:net';
 import { INTERNAL_ERROR_BODY, reportError, sendInternalError } from './failures.ts';
 import { IncomingSource } from './incoming-source.ts';
 import type { Handled, Listener, NodeApp, ServerState } from './types.ts';
 import { cancelQuietly, isStream, writeResponse } from './write-response.ts';
+
+/**
+ * Answers per connection being computed, or computed and not yet written out (Node's `'finish'`),
+ * the one being written included. Past it, pipelined requests wait unstarted. Small: a client that
+ * reads gets its answers as fast (the next ones are computed while it reads), and one that does not
+ * holds at most this many answers in the server (16 debug pages ≈ 1 MB, against up to 2,000 per read
+ * without a bound; what the kernel's socket buffers take is written out, hence not counted).
+ */
+const PIPELINE_DEPTH = 16;
+
+/** A connection's pipelined requests; made on its first request that arrives behind another answer. */
+interface Pipeline {
+  /** Started requests' answers that wait for the socket (behind the one being written), in order. */
+  ahead: http.ServerResponse[];
+  /** Requests not started yet, in order: request, response, request, response… from `head` on. */
+  waiting: (http.IncomingMessage | http.ServerResponse | undefined)[];
+  head: number;
+  /** Reading from the socket is held for `waiting` (released when it empties). */
+  holding: boolean;
+}
+
+const kPipeline = Symbol('irms.pipeline');
+/** Set by `closeAfterPending`: the answer that closes the connection (null: none was under way). */
+const kClosesWith = Symbol('irms.closesWith');
+
+/** The socket fields used here; the underscored ones are node:http's own (see holdReading). */
+type ConnectionSocket = Socket & {
+  [kPipeline]?: Pipeline;
+  [kClosesWith]?: http.ServerResponse | null;
+  _httpMessage?: http.ServerResponse | null;
+  _paused?: boolean;
+  parser?: { resume(): void } | null;
+};
+
+/** What writeResponse is given for an answer that is not the last under way on its connection at shutdown. */
+const NOT_CLOSING: ServerState = Object.freeze({ closing: false });
+
+/**
+ * Stops reading from the socket while requests wait: otherwise the server would go on parsing (and
+ * making a request and a response object for) everything the client writes, answered or not. Done as
+ * node:http does for its own backpressure (parserOnIncoming): `_paused` keeps its `readStart()` calls
+ * (a request's end, a body read) from resuming the socket, and it pauses the parser after the read.
+ */
+function holdReading(socket: ConnectionSocket, pipeline: Pipeline): void {
+  if (pipeline.holding) return;
+  pipeline.holding = true;
+  if (socket._paused) return; // node:http holds it already; keepHolding takes over if it lets go first
+  socket._paused = true;
+  socket.pause();
+}
+
+/**
+ * `'resume'` of a socket with a pipeline: node:http resumes reading once its own outgoing data has
+ * drained (socketOnDrain), without knowing of the waiting requests. Held again in the same tick, before
+ * any read can happen.
+ */
+function keepHolding(this: ConnectionSocket): void {
+  const pipeline = this[kPipeline];
+  if (pipeline !== undefined && pipeline.holding && !this._paused) {
+    this._paused = true;
+    this.pause();
+  }
+}
+
+/** No request waits any more: read again, as node:http's socketOnDrain does (unless the socket is full). */
+function releaseReading(socket: ConnectionSocket, pipeline: Pipeline): void {
+  if (!pipeline.holding) return;
+  pipeline.holding = false;
+  if (socket._paused && !socket.writableNeedDrain) {
+    socket._paused = false;
+    socket.parser?.resume();
+    socket.resume();
+  }
+}
+
+function dropWaiting(pipeline: Pipeline): void {
+  pipeline.waiting = [];
+  pipeline.head = 0;
+}
+
+/**
+ * `'close'` of a socket with a pipeline: its waiting requests are dropped (never started). Node emits
+ * `'close'` only for the answer it was writing, not for those still queued behind it: the started ones
+ * get theirs here, so that their streams are cancelled and their kernel.terminate runs (respond() and
+ * writeResponse() see them destroyed if they are not computed yet).
+ */
+function onPipelineClose(this: ConnectionSocket): void {
+  const pipeline = this[kPipeline];
+  if (pipeline === undefined) return;
+  this[kPipeline] = undefined;
+  dropWaiting(pipeline);
+  const ahead = pipeline.ahead;
+  pipeline.ahead = [];
+  for (const res of ahead) {
+    if (!res.destroyed) res.destroy();
+    res.emit('close');
+  }
+}
+
+/**
+ * Shutdown of one connection: requests waiting their turn are dropped (their handlers never ran), and
+ * the last answer under way, its own request's or a pipelined one's, closes the connection —
+ * `Connection: close` if its headers are not written yet, else the socket ends after it. Returns false
+ * when nothing is under way (the caller closes the connection at once). Idempotent. For `serve()`'s
+ * `close()`; the native listener calls it too once `state.closing` is set by a host of its own.
+ */
+export function closeAfterPending(socket: Socket): boolean {
+  const s = socket as ConnectionSocket;
+  const marked = s[kClosesWith];
+  if (marked !== undefined) return marked !== null;
+  const pipeline = s[kPipeline];
+  if (pipeline !== undefined) dropWaiting(pipeline);
+  const ahead = pipeline?.ahead;
+  const last = ahead !== undefined && ahead.length > 0 ? ahead[ahead.length - 1]! : (s._httpMessage ?? null);
+  s[kClosesWith] = last;
+  if (last === null) return false;
+  if (!last.headersSent) last.shouldKeepAlive = false;
+  last.once('close', () => socket.destroySoon());
+  return true;
+}
+
+/**
+ * Whether `res` is the last answer under way on its connection: no request behind it has started.
+ * At shutdown only that one says `Connection: close` (an earlier one would make Node end the
+ * connection before the later answers, computed already, are written).
+ */
+function isLastUnderWay(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+  const pipeline = (req.socket as ConnectionSocket)[kPipeline];
+  if (pipeline === undefined) return true;
+  const ahead = pipeline.ahead;
+  // Waiting for the socket itself: last if started last; being written: last if none waits behind it.
+  return res.socket === null ? ahead[ahead.length - 1] === res : ahead.length === 0;
+}
 
 function runTerminate(app: NodeApp, terminate: () => void): void {
   try {
@@ -44,7 +194,8 @@ export function createNodeListener(app: NodeApp, state: ServerState = { closing:
         (res as TerminableResponse)[kTerminate] = handled.terminate;
         res.on('close', onResponseClose);
       }
-      writeResponse(app, req, res, source, handled.response, state);
+      // At shutdown only the last answer under way on the connection closes it (closeAfterPending).
+      writeResponse(app, req, res, source, handled.response, state.closing && !isLastUnderWay(req, res) ? NOT_CLOSING : state);
       // A client gone before the answer was ready (it left mid-body): 'close' has fired already, and
       // kernel.terminate (the profile, the app's own terminate listeners) must still run, as in Symfony.
       if (res.destroyed && (res as TerminableResponse)[kTerminate]) onResponseClose.call(res);
@@ -54,7 +205,7 @@ export function createNodeListener(app: NodeApp, state: ServerState = { closing:
       fail(res, err);
     }
   };
-  return function onRequest(req, res) {
+  const run = (req: http.IncomingMessage, res: http.ServerResponse) => {
     let source: IncomingSource;
     let result: Handled | Promise<Handled>;
     try {
@@ -72,6 +223,87 @@ export function createNodeListener(app: NodeApp, state: ServerState = { closing:
     } else {
       respond(req, res, source, result);
     }
+  };
+
+  /** Runs a request whose answer waits behind others; its `'socket'` (its turn) starts the next waiting one. */
+  const runAhead = (req: http.IncomingMessage, res: http.ServerResponse, pipeline: Pipeline) => {
+    pipeline.ahead.push(res);
+    res.on('socket', onTurn);
+    run(req, res);
+  };
+
+  /**
+   * `'socket'` of an answer that waited behind another: the one before it has been written out, so
+   * one more may be under way — the first waiting request's (one for one: requests wait only while
+   * PIPELINE_DEPTH answers are under way). Synchronous, inside node:http's resOnFinish: `run` catches
+   * everything, and the answer it may write at once goes to its own `ServerResponse`'s queue.
+   */
+  function onTurn(this: http.ServerResponse, socket: ConnectionSocket): void {
+    const pipeline = socket[kPipeline];
+    if (pipeline === undefined) return;
+    const ahead = pipeline.ahead;
+    const at = ahead.indexOf(this);
+    if (at !== -1) ahead.splice(at, 1);
+    const waiting = pipeline.waiting;
+    if (pipeline.head === waiting.length) return;
+    if (state.closing) {
+      closeAfterPending(socket);
+      return;
+    }
+    // The client has gone (Node hands on the socket also when the write failed): run nothing more.
+    if (!socket.writable) {
+      dropWaiting(pipeline);
+      return;
+    }
+    const req = waiting[pipeline.head] as http.IncomingMessage;
+    const res = waiting[pipeline.head + 1] as http.ServerResponse;
+    waiting[pipeline.head] = waiting[pipeline.head + 1] = undefined;
+    pipeline.head += 2;
+    if (pipeline.head === waiting.length) {
+      dropWaiting(pipeline);
+      releaseReading(socket, pipeline);
+    }
+    runAhead(req, res, pipeline);
+  }
+
+  /** A request whose answer must wait behind another one on its connection, or any request at shutdown. */
+  const queued = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const socket = req.socket as ConnectionSocket;
+    if (state.closing) {
+      const last = socket[kClosesWith];
+      // close() found this connection busy: what it counted on still runs (a request it found not
+      // started yet, deferred by the batching), nothing after it.
+      if (last !== undefined) {
+        if (last === res) run(req, res);
+        return;
+      }
+      // Not seen by close() (a host's own server): a request nothing waits before is answered while
+      // the connection is open; a pipelined one is dropped, and the connection closes after the last answer.
+      if (res.socket !== null && socket.writable) run(req, res);
+      else closeAfterPending(socket);
+      return;
+    }
+    // The client has gone, or the connection is ending: drop it (its answer could not be written, and
+    // no 'close' would come for it).
+    if (!socket.writable) return;
+    let pipeline = socket[kPipeline];
+    if (pipeline === undefined) {
+      pipeline = socket[kPipeline] = { ahead: [], waiting: [], head: 0, holding: false };
+      socket.on('close', onPipelineClose);
+      socket.on('resume', keepHolding);
+    }
+    if (pipeline.head < pipeline.waiting.length || pipeline.ahead.length >= PIPELINE_DEPTH - 1) {
+      pipeline.waiting.push(req, res);
+      holdReading(socket, pipeline);
+      return;
+    }
+    runAhead(req, res, pipeline);
+  };
+
+  return function onRequest(req, res) {
+    // The one check of the usual case: the response has the socket (no answer before it is pending).
+    if (res.socket === null || state.closing) queued(req, res);
+    else run(req, res);
   };
 }
 

@@ -9,7 +9,7 @@ import { batchUnderLoad } from '../node-batch.ts';
 import { onClientError, onConnect } from './client-errors.ts';
 import { reportError } from './failures.ts';
 import { AWAITING_CONTINUE, type ContinuableRequest } from './incoming-source.ts';
-import { createHonoListener, createNodeListener } from './listener.ts';
+import { closeAfterPending, createHonoListener, createNodeListener } from './listener.ts';
 import type { Listener, NodeApp, ServerState } from './types.ts';
 
 export type NodeAdapter = 'native' | 'hono';
@@ -27,7 +27,11 @@ export interface ServeOptions {
   keepAliveTimeout?: number;
   /** How often Node checks the two request timeouts, ms. Default: a quarter of the shorter timeout, 100–5 000. */
   connectionsCheckingInterval?: number;
-  /** In-flight requests get this long to finish on `close()`, then their sockets are destroyed. Default: `app.config.shutdownDeadlineMs`, else 10 000. */
+  /**
+   * In-flight requests get this long to finish on `close()`, then their sockets are destroyed. Default:
+   * `app.config.shutdownDeadlineMs`, else 10 000. Above 2^31-1 (about 24.8 days, `Infinity` included)
+   * it is 2^31-1; a negative or non-number value is refused (RangeError).
+   */
   shutdownDeadlineMs?: number;
   /** On SIGTERM/SIGINT: stop accepting, drain, `process.exit(0)`. Default true. */
   handleSignals?: boolean;
@@ -49,12 +53,26 @@ export interface NodeServer {
   /**
    * Stops accepting, closes idle and not-yet-active connections at once, lets in-flight requests finish
    * (their connections close after the response), destroys what is left after the deadline, and resolves
-   * when every connection is gone. Idempotent.
+   * when every connection is gone. Idempotent. On a connection with pipelined requests, every request
+   * whose handler has run gets its answer and the last one closes the connection; requests still
+   * waiting their turn there (listener.ts) are dropped, as their handlers never ran. `deadlineMs` as
+   * `shutdownDeadlineMs` (clamped to 2^31-1; negative or not a number: a rejected RangeError, nothing closed).
    */
   close(deadlineMs?: number): Promise<void>;
 }
 
 const NODE_DEFAULTS = { headersTimeout: 60_000, requestTimeout: 300_000, keepAliveTimeout: 5_000, shutdownDeadlineMs: 10_000 };
+
+/** The longest delay `setTimeout` takes: a longer one fires after 1 ms (TimeoutOverflowWarning), which would cut every in-flight request at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A shutdown deadline as a timer delay: clamped to MAX_TIMER_MS (a longer wait is as good as none); negative, NaN or not a number is a RangeError. */
+function shutdownDeadline(ms: unknown, what: string): number {
+  if (typeof ms !== 'number' || Number.isNaN(ms) || ms < 0) {
+    throw new RangeError(`${what} must be a number of milliseconds >= 0, got ${typeof ms === 'number' ? ms : typeof ms}`);
+  }
+  return Math.min(ms, MAX_TIMER_MS);
+}
 
 function writeStderr(line: string): void {
   try {
@@ -77,7 +95,7 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
   const keepAliveTimeout = options.keepAliveTimeout ?? config.keepAliveTimeoutMs ?? NODE_DEFAULTS.keepAliveTimeout;
   const shortest = Math.min(...[headersTimeout, requestTimeout].filter((t) => t > 0), 20_000);
   const connectionsCheckingInterval = options.connectionsCheckingInterval ?? Math.min(5_000, Math.max(100, Math.floor(shortest / 4)));
-  const defaultDeadline = options.shutdownDeadlineMs ?? config.shutdownDeadlineMs ?? NODE_DEFAULTS.shutdownDeadlineMs;
+  const defaultDeadline = shutdownDeadline(options.shutdownDeadlineMs ?? config.shutdownDeadlineMs ?? NODE_DEFAULTS.shutdownDeadlineMs, 'shutdownDeadlineMs');
 
   const state: ServerState = { closing: false };
   let listener: Listener;
@@ -161,6 +179,12 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
     adapter,
     close(deadlineMs = defaultDeadline) {
       if (closing) return closing;
+      let deadline: number;
+      try {
+        deadline = shutdownDeadline(deadlineMs, 'The close() deadline');
+      } catch (err) {
+        return Promise.reject(err);
+      }
       state.closing = true;
       closing = new Promise<void>((resolve) => {
         let timer: NodeJS.Timeout | undefined;
@@ -175,17 +199,11 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
           resolve();
         });
         for (const socket of sockets) {
-          const res = (socket as Socket & { _httpMessage?: http.ServerResponse | null })._httpMessage;
-          if (!res) {
-            // Idle keep-alive, or connected without a complete request yet (Node's close() leaves those open).
-            socket.destroy();
-          } else {
-            // In flight: let it finish, then close instead of keeping the connection alive.
-            if (!res.headersSent) res.shouldKeepAlive = false;
-            res.once('close', () => socket.destroySoon());
-          }
+          // In flight: the last answer under way on it (pipelined ones included) closes it once written.
+          // Else idle keep-alive, or connected without a complete request yet (Node's close() leaves those open).
+          if (!closeAfterPending(socket)) socket.destroy();
         }
-        timer = setTimeout(force, Math.max(0, deadlineMs));
+        timer = setTimeout(force, deadline);
       });
       return closing;
     },

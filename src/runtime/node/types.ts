@@ -50,7 +50,11 @@ export interface Handled {
 
 export type Listener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
-/** Shared per server: whether a shutdown has begun (answers then carry `Connection: close`). */
+/**
+ * Shared per server: whether a shutdown has begun. The native listener then starts no request that
+ * waits behind another answer, and the last answer under way on each connection carries
+ * `Connection: close` (listener.ts, closeAfterPending).
+ */
 export interface ServerState {
   closing: boolean;
 }
