@@ -326,6 +326,61 @@ export function isVendor(file: string): boolean {
   );
 }
 
+/**
+ * Where irms-web's own code lives, as prefixes of resolved frame files, worked out on first use from
+ * this module's own URL:
+ * - run from the sources (`<root>/src/debug/stack.ts`): `<root>/src/`, and `<root>/dist/` for frames
+ *   of its bundle that nothing mapped;
+ * - bundled: the directory of `src/debug/stack.ts` as the bundle's source map names it (so mapped
+ *   frames count wherever the bundle was written), and `<root>/dist/` when the bundle is there.
+ * A host without file URLs gets none: irms-web's frames then cannot be told from the application's
+ * (installed, they sit in node_modules, which isVendor counts anyway).
+ */
+let frameworkDirsCache: readonly string[] | undefined;
+
+const OWN_SOURCE = '/src/debug/stack.ts';
+
+function frameworkDirs(): string[] {
+  try {
+    const url = import.meta.url;
+    if (typeof url !== 'string' || !url.startsWith('file:')) return [];
+    const file = stripFileUrl(url);
+    const here = slashes(file);
+    if (here.endsWith(OWN_SOURCE)) {
+      const root = here.slice(0, -OWN_SOURCE.length);
+      return [`${root}/src/`, `${root}/dist/`];
+    }
+    const dirs: string[] = [];
+    const own = sourceMapFor(file)?.sources.map(slashes).find((s) => s.endsWith(OWN_SOURCE));
+    const root = own !== undefined ? own.slice(0, -OWN_SOURCE.length) : /\/dist\/[^/]+\.m?js$/.test(here) ? here.slice(0, here.lastIndexOf('/dist/')) : null;
+    if (root !== null) {
+      dirs.push(`${root}/src/`);
+      if (here.startsWith(`${root}/dist/`)) dirs.push(`${root}/dist/`);
+    }
+    return dirs;
+  } catch {
+    return [];
+  }
+}
+
+/** A path with `/` separators, and without the `/` a Windows file URL's path has before `C:`. */
+function slashes(path: string): string {
+  const p = path.includes('\\') ? path.replace(/\\/g, '/') : path;
+  return p.charCodeAt(0) === 0x2f && /^\/[A-Za-z]:/.test(p) ? p.slice(1) : p;
+}
+
+/**
+ * Whether a resolved frame's file is irms-web's own code. The profiler counts such frames with the
+ * vendor frames (greyed, as Symfony greys vendor/): what the developer looks for is the application's.
+ */
+export function isFrameworkFile(file: string): boolean {
+  const dirs = (frameworkDirsCache ??= frameworkDirs());
+  if (dirs.length === 0) return false;
+  const f = slashes(file);
+  for (const dir of dirs) if (f.startsWith(dir)) return true;
+  return false;
+}
+
 /** Where an error was thrown: its first own frame (source-mapped), or unknown. */
 export function throwLocation(error: Error): { file: string; line: number } {
   const first = throwSite(error);

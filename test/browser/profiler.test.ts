@@ -30,7 +30,9 @@ describe('profiler and toolbar in headless Chromium', { timeout: 90_000 }, () =>
             request.attributes.set('irms_token', 'tok_live_0123456789abcdef0123456789');
             request.attributes.set('_firewall', 'main');
             request.logger.error('app', 'Payment provider answered {code}', { code: 502, password: 'hunter2' });
-            return HttpResponse.html(`<!DOCTYPE html><html><head><title>Member</title></head><body><h1>Member ${request.attributes.getString('id')}</h1><p>Profile page.</p></body></html>`);
+            // Names its own icon: the profiler's pages name one, so the browser's one /favicon.ico
+            // request (a 404, profiled) would otherwise come right after this page and be "newest".
+            return HttpResponse.html(`<!DOCTYPE html><html><head><title>Member</title><link rel="icon" href="data:," /></head><body><h1>Member ${request.attributes.getString('id')}</h1><p>Profile page.</p></body></html>`);
           },
         },
         {

@@ -12,7 +12,7 @@ import { errorFrames, frameExcerpt, throwSite, type ResolvedFrame } from '../sta
 import type { ExcerptLine } from './excerpt.ts';
 import { relativeTo, workingDirectory } from './host-fs.ts';
 import { isoString } from './iso-date.ts';
-import { describeValue, prettyJson } from './safe-json.ts';
+import { describeValue, messageOf, prettyJson } from './safe-json.ts';
 import { maskForDisplay } from '../profiler/mask.ts';
 
 export interface FrameView {
@@ -74,14 +74,7 @@ const EXCERPTS_PER_EXCEPTION = 5;
 const HIDDEN_PROPERTIES = new Set(['message', 'stack', 'cause', 'previous', 'value', 'name', 'errors']);
 
 /** Safe reads of an error's fields: a hostile getter must not break the page. */
-export function messageOf(error: unknown): string {
-  try {
-    const m = (error as { message?: unknown }).message;
-    return typeof m === 'string' ? m : describeValue(m);
-  } catch {
-    return '[unreadable message]';
-  }
-}
+export { messageOf };
 
 export function safeClassName(error: unknown): string {
   try {

@@ -19,6 +19,20 @@ export interface SafeJsonOptions {
 
 const DEFAULTS = { maxDepth: 6, maxEntries: 100, maxString: 4000, budget: 2000 };
 
+/**
+ * An error's message, never throwing: a getter that throws gives a placeholder, a message that is no
+ * string its description. Here, with no imports, so that the profile's masking (which the error page
+ * imports) reads errors the same way as the page without importing the page.
+ */
+export function messageOf(error: unknown): string {
+  try {
+    const m = (error as { message?: unknown }).message;
+    return typeof m === 'string' ? m : describeValue(m);
+  } catch {
+    return '[unreadable message]';
+  }
+}
+
 /** A printable description of anything, never throwing. */
 export function describeValue(value: unknown): string {
   try {

@@ -16,6 +16,7 @@ import { defineOwn } from '../../security/mask.ts';
 import { isoStringOf } from '../error-page/iso-date.ts';
 import { maskHeaders, maskToken, parseSetCookie, sanitize, sanitizeFields, sanitizeRecord, scrubText, truncate, MASK } from './mask.ts';
 import type { CollectedProfile, ProfileHead, ProfileTail } from './stored.ts';
+import type { ProfiledCookie } from './profile.ts';
 import { exceptionFromLogs, profileException } from './collect/exception.ts';
 import { PROFILE_LIMITS } from './collect/limits.ts';
 import { listenerCalls, responseReadyMs } from './collect/listener-calls.ts';
@@ -121,7 +122,7 @@ function build(services: AppServices, request: KernelRequest, response: HttpResp
       body: attempt(() => sanitizeBag(request.request), {}),
       attributes: sanitizeFields(bag.keys(), shownAttribute),
       headers: requestHeaders(request),
-      cookies: attempt(() => request.cookies.keys(), [] as string[]).slice(0, 100).map((name) => ({ name: cookieNameShown(name), value: MASK })),
+      cookies: requestCookies(attempt(() => request.cookies.keys(), [] as string[])),
       contentType: request.contentType,
       content: content.content,
       contentLength: content.length,
@@ -129,7 +130,7 @@ function build(services: AppServices, request: KernelRequest, response: HttpResp
     },
     response: {
       headers: maskHeaders(response.headers.lines(), PROFILE_LIMITS.headers, PROFILE_LIMITS.headerValue),
-      cookies: response.headers.getSetCookies().slice(0, 100).map((line) => parseSetCookie(truncate(line, PROFILE_LIMITS.headerValue))),
+      cookies: responseCookies(response.headers.getSetCookies()),
       contentType,
     },
     session: session(request, collectedRequest, services.config.sessionCookieName),
@@ -149,6 +150,28 @@ function build(services: AppServices, request: KernelRequest, response: HttpResp
     truncated: [],
   };
   return bound(head, listenerCalls(services, request.trace), tail);
+}
+
+/**
+ * Cookies kept per list. Past it a last row says how many were left out, as headers (`…`: "more
+ * headers not kept") and parameters (`…`: "N more keys") do: a list cut silently reads as complete.
+ */
+const MAX_COOKIES = 100;
+
+function cookiesDropped(count: number): ProfiledCookie {
+  return { name: '…', value: `${count - MAX_COOKIES} more cookies not kept` };
+}
+
+function requestCookies(names: readonly string[]): ProfiledCookie[] {
+  const kept = names.slice(0, MAX_COOKIES).map((name): ProfiledCookie => ({ name: cookieNameShown(name), value: MASK }));
+  if (names.length > MAX_COOKIES) kept.push(cookiesDropped(names.length));
+  return kept;
+}
+
+function responseCookies(lines: readonly string[]): ProfiledCookie[] {
+  const kept: ProfiledCookie[] = lines.slice(0, MAX_COOKIES).map((line) => parseSetCookie(truncate(line, PROFILE_LIMITS.headerValue)));
+  if (lines.length > MAX_COOKIES) kept.push({ ...cookiesDropped(lines.length), attributes: '' });
+  return kept;
 }
 
 /** A request cookie's name as stored: masked too when it is no HTTP token (`SECRET, b`): it may carry a value. */

@@ -16,6 +16,7 @@ import { defineOwn, isMaskedValue, isSecretKey, MASK, maskToken as sharedMaskTok
 import { HTTP_TOKEN } from '../../http/cookies.ts';
 import { safeDecode } from '../../http/url-encode.ts';
 import { sameJson } from './profile-json.ts';
+import { describeValue, messageOf } from '../error-page/safe-json.ts';
 
 export { MASK };
 
@@ -187,7 +188,22 @@ function maskCopy(value: unknown, depth: number, copies: Map<object, unknown>): 
 
 /** What is shown in place of a value whose getter threw. */
 function unreadable(error: unknown): string {
-  return `[unreadable: ${error instanceof Error ? error.message : String(error)}]`;
+  return `[unreadable: ${error instanceof Error ? messageOf(error) : describeValue(error)}]`;
+}
+
+/**
+ * An error's class as a log context shows it. Read like its message (messageOf): a getter that
+ * throws, a Proxy's trap or a `name` that is no string must not cost the profile holding it.
+ */
+function errorClass(error: Error): string {
+  try {
+    const className = (error as { className?: unknown }).className;
+    if (typeof className === 'string') return className;
+    const name = error.name;
+    return typeof name === 'string' && name ? name : 'Error';
+  } catch {
+    return 'Error';
+  }
 }
 
 export interface Bounds {
@@ -232,10 +248,7 @@ function walk(value: unknown, bounds: Bounds, depth: number, seen: object[]): un
   if (value === null) return null;
   const object = value as object;
   if (object instanceof Date) return Number.isNaN(object.getTime()) ? 'Invalid Date' : object.toISOString();
-  if (object instanceof Error) {
-    const className = (object as { className?: unknown }).className;
-    return { class: typeof className === 'string' ? className : object.name || 'Error', message: truncate(scrubText(object.message), bounds.string) };
-  }
+  if (object instanceof Error) return { class: errorClass(object), message: truncate(scrubText(messageOf(object)), bounds.string) };
   if (seen.includes(object)) return '[circular]';
   if (depth >= bounds.depth) return Array.isArray(object) ? `[array(${object.length})]` : '[object]';
   seen.push(object);

@@ -151,6 +151,15 @@ export interface Profile {
   truncated: string[];
 }
 
+/**
+ * No member: `member_id` absent, null, or '' — what every anonymous request that reaches its
+ * controller records (CONTRACT §8.5). The collector and the views (security panel, toolbar) share
+ * this rule, so an anonymous visitor reads the same whether or not the request reached a controller.
+ */
+export function isAnonymousMember(memberId: unknown): boolean {
+  return memberId === undefined || memberId === null || memberId === '';
+}
+
 export function summaryOf(profile: Pick<Profile, 'token' | 'ip' | 'method' | 'url' | 'time' | 'status' | 'parent'>, bytes: number): ProfileSummary {
   return {
     token: profile.token,

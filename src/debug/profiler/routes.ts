@@ -108,7 +108,8 @@ function replayRequest(profile: Profile, current: KernelRequest): KernelRequest 
         datetime: new Date(log.datetime),
         channel: log.channel,
         level: log.level,
-        levelName: (levelName in LEVELS ? levelName : 'debug') as LevelName,
+        // Own names only, as the logs panel reads them (`constructor` is no level).
+        levelName: (Object.hasOwn(LEVELS, levelName) ? levelName : 'debug') as LevelName,
         message: log.message,
         context: log.context && typeof log.context === 'object' ? (log.context as Record<string, unknown>) : {},
         extra: {},

@@ -10,6 +10,9 @@ import { bodyBeforeHead } from '../../listeners/response-listener.ts';
 import { bodyParts } from './body-parts.ts';
 import { addCspNonce, lastBodyClose, lastBodyCloseBytes, randomNonce, toolbarSnippet, type ToolbarUrls } from './toolbar.ts';
 
+/** The policies the snippet's nonce is added to. */
+const CSP_HEADERS = ['content-security-policy', 'content-security-policy-report-only'] as const;
+
 /** Why the toolbar is not injected into a response, or null when it is (exported for tests and docs). */
 export function toolbarExclusion(request: KernelRequest, response: HttpResponse): string | null {
   if (!request.isMainRequest) return 'sub-request';
@@ -93,17 +96,28 @@ export class WebDebugToolbarListener {
     return this.cachedUrls;
   }
 
+  /**
+   * One nonce for the snippet, added to each policy the response has (null when it has none). The
+   * Report-Only policy gets it too, as Symfony's handler does: left alone, it would file a violation
+   * report for the toolbar on every page.
+   */
+  private nonceForCsp(response: HttpResponse): string | null {
+    let nonce: string | null = null;
+    for (const name of CSP_HEADERS) {
+      const csp = response.headers.get(name);
+      if (!csp) continue;
+      nonce ??= randomNonce();
+      response.headers.set(name, addCspNonce(csp, nonce));
+    }
+    return nonce;
+  }
+
   private inject(response: HttpResponse, token: string): void {
     const body = response.body as string | Uint8Array;
     const parts = bodyParts(response, body);
     const at = parts !== null ? parts.head.length : typeof body === 'string' ? lastBodyClose(body) : lastBodyCloseBytes(body);
     if (at < 0) return;
-    let nonce: string | null = null;
-    const csp = response.headers.get('content-security-policy');
-    if (csp) {
-      nonce = randomNonce();
-      response.headers.set('content-security-policy', addCspNonce(csp, nonce));
-    }
+    const nonce = this.nonceForCsp(response);
     const snippet = `\n${toolbarSnippet(token, this.urls(), nonce)}\n`;
     if (typeof body === 'string') {
       response.body = parts !== null ? parts.head + snippet + parts.tail : body.slice(0, at) + snippet + body.slice(at);

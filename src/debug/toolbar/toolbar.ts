@@ -3,7 +3,7 @@
  * loader script) and the fragment `/_wdt/<token>` answers. The fragment carries no inline style or
  * script, so a page's Content-Security-Policy only has to let the snippet's nonce through.
  */
-import type { Profile } from '../profiler/profile.ts';
+import { isAnonymousMember, type Profile } from '../profiler/profile.ts';
 import { esc, formatBytes, formatMs, logCounts, statusTone } from '../profiler/views/common.ts';
 
 export interface ToolbarUrls {
@@ -38,6 +38,8 @@ const TOOLBAR_CSS = `
 .irms-wdt-hidden .irms-wdt-mini{display:block}
 .irms-wdt-loading{display:flex;align-items:center;gap:8px;height:38px;padding:0 14px;background:#18171b;color:#a1a1aa}
 .irms-wdt-loading a{color:#a5b4fc}
+.irms-wdt-clearer{display:block;clear:both;height:38px;margin:0;padding:0;border:0}
+.irms-wdt-hidden+.irms-wdt-clearer{display:none}
 `;
 
 /** The script that fetches `/_wdt/<token>` into the placeholder (retrying while the profile is being stored). */
@@ -62,6 +64,11 @@ const TOOLBAR_CSS_INLINE = TOOLBAR_CSS.replace(/\n/g, '');
 /**
  * What is injected before `</body>`: a placeholder that already links to the profile (so the profile
  * is one click away even when scripts are blocked), the toolbar stylesheet and the loader.
+ *
+ * After the placeholder, a clearer (Symfony's `sf-toolbar-clearer`): an empty block in the page's
+ * flow as tall as the bar, so the page scrolls past the fixed bar instead of keeping its last 38 px
+ * under it. It follows the placeholder so that the stylesheet collapses it, without script, while
+ * the toolbar is hidden (`.irms-wdt-hidden + .irms-wdt-clearer`).
  */
 export function toolbarSnippet(token: string, urls: ToolbarUrls, nonce: string | null): string {
   const n = nonce ? ` nonce="${esc(nonce)}"` : '';
@@ -70,6 +77,7 @@ export function toolbarSnippet(token: string, urls: ToolbarUrls, nonce: string |
     `<div id="irms-wdt-${esc(token)}" class="irms-wdt" role="region" aria-label="irms-web debug toolbar" data-token="${esc(token)}">` +
     // `&#8230;` (…) as a reference keeps the snippet ASCII: a Latin-1 page stays a one-byte string.
     `<div class="irms-wdt-loading">Loading the debug toolbar&#8230; <a href="${esc(profile)}">Open profile ${esc(token)}</a></div></div>` +
+    `<div class="irms-wdt-clearer" aria-hidden="true"></div>` +
     `<style${n}>${TOOLBAR_CSS_INLINE}</style>` +
     `<script${n}>${loaderScript(token, urls.wdt(token))}</script>`
   );
@@ -82,7 +90,7 @@ export function renderToolbar(profile: Profile, urls: ToolbarUrls): string {
   const tone = statusTone(profile.status);
   const { errors, warnings } = logCounts(profile.logs);
   const member = profile.security.memberId;
-  const memberText = member === null || member === undefined ? 'anon.' : typeof member === 'object' ? JSON.stringify(member) : String(member);
+  const memberText = isAnonymousMember(member) ? 'anon.' : typeof member === 'object' ? JSON.stringify(member) : String(member);
   const blocks: string[] = [
     `<a class="irms-wdt-block irms-wdt-logo-block" href="${esc(urls.profile(token))}" title="Open the profile of this request"><span class="irms-wdt-logo"></span></a>`,
     `<a class="irms-wdt-block irms-wdt-status irms-wdt-${tone}" data-irms-wdt="status" href="${link('request')}" title="${esc(`${profile.status} ${profile.statusText}`)} &#x2014; route ${esc(profile.route ?? 'n/a')} &#x2014; controller ${esc(profile.controller ?? 'n/a')}"><span class="irms-wdt-value">${esc(profile.status)}</span><span class="irms-wdt-label">@ ${esc(profile.route ?? 'n/a')}</span></a>`,
@@ -141,17 +149,22 @@ export function lastBodyCloseBytes(bytes: Uint8Array): number {
  * Adds a nonce to a Content-Security-Policy so the snippet runs, as Symfony's CSP handler does: only
  * to script/style directives that do not already allow inline code (adding a nonce to one that has
  * 'unsafe-inline' would switch inline code off for the page).
+ *
+ * `script-src-elem` / `style-src-elem` govern `<script>` / `<style>` elements ahead of `script-src` /
+ * `style-src`, so a page that sets them would block the snippet whatever the others allow: they get
+ * the nonce too when present. When absent nothing is added for them (as Symfony's
+ * getDirectiveFallback): the browser falls back to `script-src` / `style-src`, which have the nonce.
  */
 export function addCspNonce(csp: string, nonce: string): string {
   const directives = csp.split(';').map((d) => d.trim()).filter(Boolean);
   const find = (name: string) => directives.findIndex((d) => d.toLowerCase().split(/\s+/)[0] === name);
   const allowsInline = (d: string) => /'unsafe-inline'/i.test(d) && !/'nonce-|'sha(256|384|512)-/i.test(d);
   const defaultIndex = find('default-src');
-  for (const name of ['script-src', 'style-src']) {
+  for (const name of ['script-src', 'script-src-elem', 'style-src', 'style-src-elem']) {
     const i = find(name);
     if (i >= 0) {
       if (!allowsInline(directives[i]!)) directives[i] = `${directives[i]} 'nonce-${nonce}'`;
-    } else if (defaultIndex >= 0 && !allowsInline(directives[defaultIndex]!)) {
+    } else if (!name.endsWith('-elem') && defaultIndex >= 0 && !allowsInline(directives[defaultIndex]!)) {
       const sources = directives[defaultIndex]!.split(/\s+/).slice(1).filter((s) => s !== "'none'");
       directives.push([name, ...sources, `'nonce-${nonce}'`].join(' '));
     }

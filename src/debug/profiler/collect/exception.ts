@@ -4,8 +4,9 @@
  * scrubbed-stack memo is module state that nothing else touches.
  */
 import type { KernelRequest } from '../../../http/request.ts';
-import { classNameOf, exceptionChain, statusOf } from '../../../kernel/exceptions.ts';
-import { throwLocation } from '../../stack.ts';
+import { exceptionChain, statusOf } from '../../../kernel/exceptions.ts';
+import { messageOf, safeClassName } from '../../error-page/model.ts';
+import { stackOf, throwLocation } from '../../stack.ts';
 import { scrubText, truncate } from '../mask.ts';
 import type { ProfiledException } from '../profile.ts';
 import { PROFILE_LIMITS } from './limits.ts';
@@ -28,23 +29,52 @@ function scrubStack(stack: string): string {
   return scrubbed;
 }
 
+/**
+ * The exception chain as stored. Every field is read as the error page reads it (messageOf,
+ * safeClassName, stackOf), each on its own: a `message` getter that throws, a `stack` that is no
+ * string or a Proxy's trap costs that field (a placeholder), never the profile. The error page
+ * survives such errors; the profile of the same request must too.
+ */
 export function profileException(error: Error): ProfiledException | null {
-  const chain = exceptionChain(error);
+  let chain: Error[];
+  try {
+    chain = exceptionChain(error);
+  } catch {
+    // A `cause` getter or a Proxy trap that throws: the outermost error alone.
+    chain = [error];
+  }
   let previous: ProfiledException | null = null;
   for (let i = chain.length - 1; i >= 0; i--) {
     const e = chain[i]!;
-    const { file, line } = throwLocation(e);
+    const { file, line } = safeThrowLocation(e);
     previous = {
-      class: classNameOf(e),
-      message: truncate(scrubText(e.message), 4096),
-      status: statusOf(e),
+      class: safeClassName(e),
+      message: truncate(scrubText(messageOf(e)), 4096),
+      status: safeStatus(e),
       file,
       line,
-      stack: truncate(scrubStack(e.stack ?? ''), PROFILE_LIMITS.stack),
+      stack: truncate(scrubStack(stackOf(e) ?? ''), PROFILE_LIMITS.stack),
       previous,
     };
   }
   return previous;
+}
+
+/** statusOf, or 500 when even `instanceof` throws (a Proxy's getPrototypeOf trap). */
+function safeStatus(error: Error): number {
+  try {
+    return statusOf(error);
+  } catch {
+    return 500;
+  }
+}
+
+function safeThrowLocation(error: Error): { file: string; line: number } {
+  try {
+    return throwLocation(error);
+  } catch {
+    return { file: 'unknown', line: 0 };
+  }
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { KernelRequest } from '../../../http/request.ts';
 import { maskContent, maskHeaders, maskToken, sanitize, sanitizeRecord } from '../mask.ts';
-import type { Profile } from '../profile.ts';
+import { isAnonymousMember, type Profile } from '../profile.ts';
 import { PROFILE_LIMITS } from './limits.ts';
 import { asRecord, attempt } from './safe-read.ts';
 
@@ -92,6 +92,6 @@ export function security(attribute: (key: string) => unknown): Profile['security
     token: token === undefined || token === null ? null : typeof token === 'string' ? maskToken(token) : sanitize(token),
     memberId: memberId === undefined ? null : sanitize(memberId),
     firewall: typeof firewall === 'string' ? firewall : firewall === undefined || firewall === null ? null : String(sanitize(firewall)),
-    authenticated: (memberId !== undefined && memberId !== null) || (token !== undefined && token !== null && token !== ''),
+    authenticated: !isAnonymousMember(memberId) || (token !== undefined && token !== null && token !== ''),
   };
 }

@@ -88,6 +88,11 @@ function menu(profile: Profile, active: PanelName | null, urls: ProfilerUrls): s
   return `<ul class="pf-menu">${items.join('')}</ul>`;
 }
 
+/**
+ * The page. Its head names an empty data-URI icon (as the welcome and error pages do; the page CSP
+ * allows `img-src data:`): without one the browser asks for `/favicon.ico`, that 404 is profiled,
+ * and it becomes the "Latest" profile the moment the developer opens the profiler.
+ */
 export function renderPage(options: PageOptions): string {
   const { urls, profile, panel, nonce } = options;
   const nav = `<nav class="pf-nav" aria-label="Profiler">
@@ -101,6 +106,7 @@ ${profile ? menu(profile, panel ?? null, urls) : ''}
 <meta name="robots" content="noindex,nofollow" />
 <meta name="viewport" content="width=device-width,initial-scale=1" />
 <title>${esc(options.title)} · irms-web Profiler</title>
+<link rel="icon" href="data:," />
 <style nonce="${esc(nonce)}">${PROFILER_CSS}</style>
 </head>
 <body>

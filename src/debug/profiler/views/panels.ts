@@ -1,7 +1,8 @@
 /** The profile's panels (CONTRACT §6.4): request, performance, exception, logs, events, routing, security, session. */
 import { LEVELS } from '../../../log/levels.ts';
-import { parseStack } from '../../stack.ts';
-import type { Profile, ProfiledException, ProfiledLogRecord } from '../profile.ts';
+import { isFrameworkFile, isVendor, parseStack, resolveFrame, stripFileUrl, type ResolvedFrame, type StackFrame } from '../../stack.ts';
+import { relativeTo, workingDirectory } from '../../error-page/host-fs.ts';
+import { isAnonymousMember, type Profile, type ProfiledException, type ProfiledLogRecord } from '../profile.ts';
 import { esc, formatBytes, formatMs, jsonBlock, kvTable } from './common.ts';
 import type { PanelName, ProfilerUrls } from './layout.ts';
 import { groupByHook, HOOK_COLORS, renderWaterfall } from './waterfall.ts';
@@ -92,16 +93,35 @@ ${renderWaterfall(profile)}
 ${rows ? `<table><thead><tr><th>Hook</th><th>Listeners</th><th>Starts at</th><th>Time in listeners</th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="pf-empty">No hooks were traced.</p>'}`;
 }
 
+/**
+ * A stored stack's frames as the error page shows them (CONTRACT §5.1): through resolveFrame, so a
+ * bundle frame the host left unmapped points at `src/*.ts`, with paths relative to the project. Vendor
+ * frames (node_modules, `node:`) and irms-web's own frames are greyed alike; the application's stand
+ * out. Resolved when the panel is shown, not when the profile is stored: the debug hot path pays nothing.
+ */
 function frames(stack: string): string {
   const parsed = parseStack(stack).slice(0, 60);
   if (parsed.length === 0) return stack ? `<pre class="pf-json">${esc(stack)}</pre>` : '';
+  const root = workingDirectory();
   const items = parsed
-    .map((f) => {
-      const vendor = f.file.includes('node_modules') || f.file.startsWith('node:') || f.file.startsWith('ext:');
-      return `<li class="${vendor ? 'pf-vendor' : 'pf-app'}"><span class="pf-fn">${esc(f.fn || '(anonymous)')}</span> at ${esc(f.file)}:${esc(f.line)}</li>`;
+    .map((raw) => {
+      const f = shownFrame(raw, root);
+      const vendor = f.vendor || isFrameworkFile(f.file);
+      const title = f.generated ? `${f.file} (mapped from ${relativeTo(root, f.generated.file)}:${f.generated.line}:${f.generated.column})` : f.file;
+      return `<li class="${vendor ? 'pf-vendor' : 'pf-app'}" title="${esc(title)}"><span class="pf-fn">${esc(f.fn || '(anonymous)')}</span> at ${esc(f.path)}:${esc(f.line)}</li>`;
     })
     .join('');
   return `<ol class="pf-frames">${items}</ol>`;
+}
+
+/** resolveFrame, or the frame as stored when its source map cannot be read. */
+function shownFrame(frame: StackFrame, root: string): ResolvedFrame {
+  try {
+    return resolveFrame(frame, root);
+  } catch {
+    const file = stripFileUrl(frame.file);
+    return { ...frame, file, path: file, vendor: isVendor(file), generated: null };
+  }
 }
 
 function exceptionPanel(profile: Profile, ctx: PanelContext): string {
@@ -132,7 +152,8 @@ function levelTone(level: number): string {
 function logsPanel(profile: Profile, ctx: PanelContext): string {
   const levelParam = typeof ctx.query.level === 'string' ? ctx.query.level.toLowerCase() : '';
   const channelParam = typeof ctx.query.channel === 'string' ? ctx.query.channel : '';
-  const minLevel = (LEVELS as Record<string, number>)[levelParam] ?? 0;
+  // Own names only: `?level=__proto__` or `constructor` would read the prototype (no number) and hide every record.
+  const minLevel = Object.hasOwn(LEVELS, levelParam) ? (LEVELS as Record<string, number>)[levelParam]! : 0;
   const channels = [...new Set(profile.logs.map((l) => l.channel))].sort();
   const shown = profile.logs.filter((l) => l.level >= minLevel && (!channelParam || l.channel === channelParam));
   const countOf = (f: (l: ProfiledLogRecord) => boolean) => profile.logs.filter(f).length;
@@ -235,7 +256,7 @@ ${table}`;
 
 function securityPanel(profile: Profile): string {
   const s = profile.security;
-  const member = s.memberId === null || s.memberId === undefined ? 'anonymous' : typeof s.memberId === 'string' || typeof s.memberId === 'number' ? String(s.memberId) : JSON.stringify(s.memberId);
+  const member = isAnonymousMember(s.memberId) ? 'anonymous' : typeof s.memberId === 'string' || typeof s.memberId === 'number' ? String(s.memberId) : JSON.stringify(s.memberId);
   return `<h2>Security</h2>
 <div class="pf-cards">
 <div class="pf-card"><span>Member</span><b>${esc(member)}</b></div>

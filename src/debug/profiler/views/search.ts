@@ -16,6 +16,23 @@ export interface CriteriaFields {
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+const LIMITS = ['10', '50', '100', '500'];
+
+/**
+ * The choices of a select with the current value among them: a value the list does not offer
+ * (`method=PURGE`, `limit=3`, or the "Last 10" link's limit on a list without it) is added as an
+ * option of its own, so submitting the form again keeps the search it shows instead of falling back
+ * to the first choice.
+ */
+function withCurrent(choices: readonly string[], current: string | undefined): readonly string[] {
+  if (current === undefined || current === '' || choices.includes(current)) return choices;
+  const out = [...choices];
+  const n = Number(current);
+  // Numbers stay in order (limit); other values go last.
+  const at = Number.isFinite(n) ? out.findIndex((c) => Number(c) > n) : -1;
+  out.splice(at < 0 ? out.length : at, 0, current);
+  return out;
+}
 
 function text(value: unknown, max: number): string | undefined {
   if (typeof value !== 'string') return undefined;
@@ -70,7 +87,9 @@ export function readCriteria(query: Record<string, unknown>): { criteria: Search
 export function renderSearchForm(urls: ProfilerUrls, fields: CriteriaFields): string {
   const input = (name: keyof CriteriaFields, label: string, placeholder: string, type = 'text') =>
     `<label>${esc(label)}<input type="${type}" name="${name}" value="${esc(fields[name] ?? '')}" placeholder="${esc(placeholder)}" /></label>`;
-  const methods = ['', ...METHODS].map((m) => `<option value="${m}"${m === (fields.method ?? '') ? ' selected' : ''}>${m || 'any'}</option>`).join('');
+  const methods = ['', ...withCurrent(METHODS, fields.method)].map((m) => `<option value="${esc(m)}"${m === (fields.method ?? '') ? ' selected' : ''}>${esc(m) || 'any'}</option>`).join('');
+  const limit = fields.limit ?? '50';
+  const limits = withCurrent(LIMITS, limit).map((l) => `<option${l === limit ? ' selected' : ''}>${esc(l)}</option>`).join('');
   return `<form class="pf-filters" id="pf-search" method="get" action="${esc(urls.search())}">
 ${input('ip', 'IP', '127.0.0.1')}
 <label>Method<select name="method">${methods}</select></label>
@@ -78,7 +97,7 @@ ${input('status', 'Status', '404')}
 ${input('url', 'URL contains', '/login')}
 ${input('start', 'From', 'YYYY-MM-DD or unix time')}
 ${input('end', 'Until', 'YYYY-MM-DD or unix time')}
-<label>Results<select name="limit">${['10', '50', '100', '500'].map((l) => `<option${l === (fields.limit ?? '50') ? ' selected' : ''}>${l}</option>`).join('')}</select></label>
+<label>Results<select name="limit">${limits}</select></label>
 <button class="pf-btn" type="submit">Search</button>
 </form>`;
 }
