@@ -143,8 +143,9 @@ export function loadConfig(overrides: Partial<AppConfig> = {}, env: Env = readEn
   if (appEnv !== 'dev' && appEnv !== 'prod' && appEnv !== 'test') throw new Error(`APP_ENV must be dev, prod or test, got "${appEnv}".`);
   const debug = overrides.debug ?? bool('APP_DEBUG', env.APP_DEBUG, appEnv !== 'prod');
   const logLevel = (overrides.logLevel ?? (env.LOG_LEVEL || (debug ? 'debug' : 'warning')).toLowerCase()) as LevelName;
-  if (!(logLevel in LEVELS)) throw new Error(`LOG_LEVEL must be one of ${Object.keys(LEVELS).join(', ')}, got "${logLevel}".`);
-  const logFormat = overrides.logFormat ?? (env.LOG_FORMAT || 'line');
+  // Own keys only: `constructor` or `__proto__` would be "in" the table and turn every record off.
+  if (!Object.hasOwn(LEVELS, logLevel)) throw new Error(`LOG_LEVEL must be one of ${Object.keys(LEVELS).join(', ')}, got "${logLevel}".`);
+  const logFormat = overrides.logFormat ?? (env.LOG_FORMAT || 'line').toLowerCase();
   if (logFormat !== 'line' && logFormat !== 'json') throw new Error(`LOG_FORMAT must be line or json, got "${logFormat}".`);
   const config: AppConfig = {
     env: appEnv,

@@ -182,7 +182,9 @@ export class CompiledRouteImpl implements CompiledRoute {
     this.options = definition.options ?? {};
 
     const methods: string[] = [];
-    for (const m of definition.methods ?? []) {
+    // One method as a string is a list of one, as Symfony's Route::setMethods takes it ('GET' is not G, E, T).
+    const given: unknown = definition.methods;
+    for (const m of typeof given === 'string' ? [given] : (definition.methods ?? [])) {
       if (typeof m !== 'string' || m === '') throw new Error(`Invalid method ${JSON.stringify(m)} for route "${name}".`);
       const upper = m.toUpperCase();
       if (!methods.includes(upper)) methods.push(upper);
@@ -217,6 +219,10 @@ export class CompiledRouteImpl implements CompiledRoute {
       if (!variables.includes(key.name)) variables.push(key.name);
       if (key.type === 'wildcard') wildcards.add(key.name);
     }
+    // Symfony's RouteCompiler refuses a repeated variable: the first value would be lost without a word.
+    // (The keys repeat for optional groups, whose combinations the pattern spells out: count tokens.)
+    const repeated = repeatedVariable(tokens);
+    if (repeated !== null) throw new Error(`Route pattern "${path}" cannot reference variable name "${repeated}" more than once.`);
     this.variables = Object.freeze(variables);
     this.wildcardVariables = wildcards;
     const required = new Set<string>();
@@ -291,6 +297,9 @@ export class CompiledRouteImpl implements CompiledRoute {
       } else {
         const decoded = safeDecode(raw);
         if (decoded === null) return NO_MATCH;
+        // Symfony matches the decoded path, where a variable's default requirement `[^/]++` keeps it to
+        // one segment: `..%2F..%2Fetc` is no `{file}`. A requirement of the route's own may allow `/`.
+        if (this.captureRequirement[k] === null && decoded !== raw && decoded.includes('/')) return NO_MATCH;
         value = text = decoded;
       }
       const requirement = this.captureRequirement[k];
@@ -335,4 +344,18 @@ function leadingSegments(tokens: Token[]): (string | null)[] {
     }
   }
   return pieces;
+}
+
+/** The first variable a path names twice (groups included), or null. */
+function repeatedVariable(tokens: readonly Token[], seen = new Set<string>()): string | null {
+  for (const token of tokens) {
+    if (token.type === 'param' || token.type === 'wildcard') {
+      if (seen.has(token.name)) return token.name;
+      seen.add(token.name);
+    } else if (token.type === 'group') {
+      const inner = repeatedVariable(token.tokens, seen);
+      if (inner !== null) return inner;
+    }
+  }
+  return null;
 }

@@ -285,13 +285,18 @@ export class Router {
       let stringValue: string | string[];
       let text: string;
       if (route.wildcardVariables.has(variable)) {
-        stringValue = Array.isArray(value) ? value.map((v) => String(v)) : String(value).split('/');
+        // Holes of a sparse array are skipped, as `undefined` is elsewhere (a hole made compile throw).
+        stringValue = Array.isArray(value) ? Object.keys(value).map((i) => String((value as unknown[])[Number(i)])) : String(value).split('/');
         text = stringValue.join('/');
       } else {
         if (Array.isArray(value) || (typeof value === 'object' && !(value instanceof Date))) {
           throw new Error(`Parameter "${variable}" for route "${name}" must be a scalar to generate a URL.`);
         }
         stringValue = text = String(value);
+        // Symfony's default requirement `[^/]++`: a slash would not match this route again.
+        if (!route.requirements.has(variable) && text.includes('/')) {
+          throw new Error(`Parameter "${variable}" for route "${name}" must match "[^/]++" ("${text}" given) to generate a corresponding URL.`);
+        }
       }
       const requirement = route.requirements.get(variable);
       if (requirement !== undefined && !requirement.regexp.test(text)) {
@@ -423,7 +428,8 @@ function appendQuery(out: string[], key: string, value: unknown, depth: number):
   if (value === undefined || value === null) return;
   if (typeof value === 'object' && !(value instanceof Date)) {
     if (depth > 8) return;
-    const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+    // Object.entries skips the holes of a sparse array, as http_build_query has no such entries.
+    const entries = Object.entries(value);
     for (const [k, v] of entries) appendQuery(out, `${key}%5B${encodeURIComponent(k)}%5D`, v, depth + 1);
     return;
   }

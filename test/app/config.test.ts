@@ -64,3 +64,10 @@ test('regression: a cookie name that is no HTTP token started the app and then m
 test('options override the environment', () => {
   assert.equal(loadConfig({ debug: false }, { APP_DEBUG: '1' }).debug, false);
 });
+
+test('regression: LOG_LEVEL=constructor or __proto__ was accepted and turned every log record off, CRITICAL included', () => {
+  for (const level of ['constructor', '__proto__', 'toString']) {
+    assert.throws(() => loadConfig({}, { LOG_LEVEL: level }), /^Error: LOG_LEVEL must be one of /, level);
+  }
+  assert.equal(loadConfig({}, { LOG_LEVEL: 'WARNING', LOG_FORMAT: 'JSON' }).logFormat, 'json', 'both read case-insensitively');
+});

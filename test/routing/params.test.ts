@@ -9,9 +9,15 @@ describe('decoding', () => {
 
   test('parameter values are decoded with decodeURIComponent; matching is on the raw path', () => {
     assert.deepEqual(expectMatch(r, '/members/caf%C3%A9', 'GET', 'member').params, { id: 'café' });
-    assert.deepEqual(expectMatch(r, '/members/a%2Fb', 'GET', 'member').params, { id: 'a/b' });
     assert.deepEqual(expectMatch(r, '/members/a+b%20c', 'GET', 'member').params, { id: 'a+b c' });
     assert.deepEqual(expectMatch(r, '/members/%25', 'GET', 'member').params, { id: '%' });
+  });
+
+  test('regression: an encoded slash put a "/" in a one-segment variable (/download/..%2F..%2Fetc%2Fpasswd reached the controller as ../../etc/passwd)', () => {
+    const d = router(route('download', '/download/:file'), route('any', '/raw/:path', undefined, { requirements: { path: '.+' } }));
+    for (const path of ['/download/..%2F..%2Fetc%2Fpasswd', '/download/a%2Fb', '/download/a%2fb']) expectNotFound(d, path, 'GET', `No routes found for "${path}/".`);
+    assert.deepEqual(expectMatch(d, '/download/a%2Cb', 'GET', 'download').params, { file: 'a,b' });
+    assert.deepEqual(expectMatch(d, '/raw/a%2Fb', 'GET', 'any').params, { path: 'a/b' }, 'a requirement of the route may allow it, as in Symfony');
   });
 
   test('wildcards give the decoded segments, as path-to-regexp does', () => {

@@ -5,7 +5,7 @@ import { match as p2rMatch } from 'path-to-regexp';
 import { MethodNotAllowedException, NoConfigurationException, ResourceNotFoundException } from '../../src/kernel/exceptions.ts';
 import type { RouteDefinition } from '../../src/routing/route.ts';
 import { Router } from '../../src/routing/router.ts';
-import { controller, route } from './helpers.ts';
+import { controller, expectMatch, expectMethodNotAllowed, route, router } from './helpers.ts';
 
 describe('construction', () => {
   test('duplicate route names throw at construction', () => {
@@ -223,4 +223,20 @@ describe('index equivalence (static map + prefix trie vs a naive in-order scan)'
       }
     });
   }
+});
+
+describe('route definitions', () => {
+  test('regression: methods given as one string became its letters (GET answered 405 with "Allow: G, E, T")', () => {
+    const r = router({ ...route('s', '/s'), methods: 'GET' as unknown as string[] });
+    expectMatch(r, '/s', 'GET', 's');
+    expectMatch(r, '/s', 'HEAD', 's');
+    expectMethodNotAllowed(r, '/s', 'POST', ['GET']);
+  });
+
+  test('regression: a variable named twice was accepted and its first value silently lost; refused as Symfony\'s RouteCompiler does', () => {
+    for (const path of ['/g/:id/:id', '/g/:id{/:id}', '/g{/:a}/x/*a']) {
+      assert.throws(() => router(route('g', path)), (e: unknown) => (e as Error).message === `Route pattern "${path}" cannot reference variable name "${path.includes(':a') ? 'a' : 'id'}" more than once.`, path);
+    }
+    router(route('ok', '/m{/:a}{/:b}'));
+  });
 });
