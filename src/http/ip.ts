@@ -80,7 +80,10 @@ export class IpMatcher {
       const slash = entry.indexOf('/');
       const bytes = ipBytes(slash < 0 ? entry : entry.slice(0, slash));
       if (!bytes) throw new Error(`Invalid trusted proxy "${entry}".`);
-      const bits = slash < 0 ? bytes.length * 8 : Number(entry.slice(slash + 1));
+      // Decimal digits only: Number('') is 0 (`10.0.0.0/` would trust every peer), and '0x8' or '1e1' are numbers too.
+      const prefix = entry.slice(slash + 1);
+      if (slash >= 0 && !/^[0-9]{1,3}$/.test(prefix)) throw new Error(`Invalid trusted proxy "${entry}".`);
+      const bits = slash < 0 ? bytes.length * 8 : Number(prefix);
       if (!Number.isInteger(bits) || bits < 0 || bits > bytes.length * 8) throw new Error(`Invalid trusted proxy "${entry}".`);
       this.nets.push({ bytes, bits });
     }

@@ -344,3 +344,13 @@ test('regression: an out-of-range X-Forwarded-Port from a trusted proxy was writ
   assert.equal(badHost.debugException, 'Invalid Host "public.test:70000".');
   assert.equal(badHost.location, null);
 });
+
+test('regression: TRUSTED_PROXIES=10.0.0.0/ (an empty prefix) was read as /0 and trusted every IPv4 peer; 0x8 and 1e1 passed as prefixes', () => {
+  for (const entry of ['10.0.0.0/', '10.0.0.0/0x8', '10.0.0.0/1e1', '10.0.0.0/ 8', '::1/']) {
+    assert.throws(() => new IpMatcher([entry]), (e: unknown) => (e as Error).message === `Invalid trusted proxy "${entry}".`, entry);
+  }
+  const net = new IpMatcher(['10.0.0.0/8', '192.168.1.7']);
+  assert.equal(net.matches('10.1.2.3'), true);
+  assert.equal(net.matches('8.8.8.8'), false);
+  assert.equal(net.matches('192.168.1.7'), true);
+});

@@ -872,6 +872,10 @@ describe('node adapter: responses', { timeout: 10_000 }, () => {
 });
 
 describe('node adapter: hono comparison adapter', { timeout: 10_000 }, () => {
+  test('regression: an unknown adapter name started the native adapter silently and reported the name', async () => {
+    await assert.rejects(serve(stubApp(echo).app, { port: 0, handleSignals: false, adapter: 'bogus' as 'native' }), (e: unknown) => e instanceof TypeError && /^The adapter option must be 'native' or 'hono', got "bogus"\.$/.test(e.message));
+  });
+
   test('serves app.fetch with the raw target and survives odd methods', async () => {
     const infos: unknown[] = [];
     const app: NodeApp = {

@@ -86,6 +86,7 @@ function writeStderr(line: string): void {
 export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<NodeServer> {
   const config = app.config ?? {};
   const adapter: NodeAdapter = options.adapter ?? 'native';
+  if (adapter !== 'native' && adapter !== 'hono') throw new TypeError(`The adapter option must be 'native' or 'hono', got ${JSON.stringify(adapter)}.`);
   const hostname = options.hostname ?? config.host ?? '127.0.0.1';
   const port = options.port ?? config.port ?? 8000;
   const requestTimeout = options.requestTimeout ?? config.requestTimeoutMs ?? NODE_DEFAULTS.requestTimeout;
