@@ -83,6 +83,9 @@ function bool(name: string, value: string | undefined, fallback: boolean): boole
   throw new Error(`${name} must be 0 or 1, got "${value}".`);
 }
 
+/** Ten years: a cookie's expiry date must stay a date (browsers keep one 400 days at most anyway). */
+const TEN_YEARS_SECONDS = 10 * 365 * 24 * 3600;
+
 /** The longest delay a timer takes (2^31 − 1 ms, about 24.8 days); a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -138,7 +141,110 @@ function hostPatterns(patterns: string[]): string[] {
   return patterns;
 }
 
-export function loadConfig(overrides: Partial<AppConfig> = {}, env: Env = readEnvironment()): AppConfig {
+type OptionCheck = (name: string, value: unknown) => unknown;
+
+const described = (value: unknown) => (typeof value === 'string' ? `"${value}" (a string)` : typeof value === 'object' ? (value === null ? 'null' : Array.isArray(value) ? 'an array' : 'an object') : String(value));
+const optionError = (name: string, what: string, value: unknown) => new Error(`createApp option "${name}" must be ${what}, got ${described(value)}.`);
+const flag: OptionCheck = (name, value) => {
+  // Not "truthy": a string 'false' from a config file must not turn debug mode on.
+  if (typeof value !== 'boolean') throw optionError(name, 'true or false', value);
+  return value;
+};
+const integer = (min: number, max = Number.MAX_SAFE_INTEGER): OptionCheck => (name, value) => {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) throw optionError(name, `an integer between ${min} and ${max}`, value);
+  return value;
+};
+const text: OptionCheck = (name, value) => {
+  if (typeof value !== 'string') throw optionError(name, 'a string', value);
+  return value;
+};
+const texts: OptionCheck = (name, value) => {
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw optionError(name, 'an array of strings', value);
+  return [...value];
+};
+const oneOf = (...allowed: string[]): OptionCheck => (name, value) => {
+  if (typeof value !== 'string' || !allowed.includes(value)) throw optionError(name, `one of ${allowed.join(', ')}`, value);
+  return value;
+};
+
+/**
+ * createApp options checked as strictly as their environment variables: a JavaScript caller (or a
+ * spread configuration object) can pass anything, and `debug: 'false'` must not turn debug mode on, nor
+ * `bodyLimit: '1mb'` remove the body limit.
+ */
+const OPTION_CHECKS: { readonly [K in keyof AppConfig]-?: OptionCheck } = {
+  env: oneOf('dev', 'prod', 'test'),
+  debug: flag,
+  host: (name, value) => listenHost(text(name, value) as string),
+  port: integer(0, 65535),
+  logLevel: oneOf(...Object.keys(LEVELS)),
+  logFormat: oneOf('line', 'json'),
+  trustedProxies: texts,
+  trustedHosts: (name, value) => hostPatterns(texts(name, value) as string[]),
+  defaultLocale: text,
+  profilerDsn: text,
+  bodyLimit: integer(0),
+  secret: text,
+  disallowRobotsIndexing: flag,
+  httpMethodOverride: flag,
+  sessionCookieName: (name, value) => cookieName(name, text(name, value) as string),
+  sessionMaxCount: integer(1),
+  sessionIdleSeconds: integer(1),
+  loginPath: text,
+  rememberMeCookieName: (name, value) => cookieName(name, text(name, value) as string),
+  rememberMeLifetimeSeconds: integer(1, TEN_YEARS_SECONDS),
+  enabledLocales: texts,
+  logExcludedHttpCodes: (name, value) => {
+    if (!Array.isArray(value) || !value.every((v) => Number.isInteger(v) && v >= 100 && v <= 599)) throw optionError(name, 'an array of HTTP status codes', value);
+    return [...value];
+  },
+  headersTimeoutMs: integer(1, MAX_TIMER_MS),
+  requestTimeoutMs: integer(1, MAX_TIMER_MS),
+  keepAliveTimeoutMs: integer(1, MAX_TIMER_MS),
+  shutdownDeadlineMs: integer(0, MAX_TIMER_MS),
+};
+
+/** The options given (an `undefined` value counts as not given), each checked; an unknown name is refused with the nearest known one. */
+function checkedOptions(overrides: Record<string, unknown>): Partial<AppConfig> {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(overrides)) {
+    const value = overrides[name];
+    if (value === undefined) continue;
+    if (!Object.hasOwn(OPTION_CHECKS, name)) {
+      const near = nearestName(name, Object.keys(OPTION_CHECKS));
+      throw new Error(`Unknown createApp option "${name}"${near ? ` (did you mean "${near}"?)` : ''}.`);
+    }
+    out[name] = OPTION_CHECKS[name as keyof AppConfig](name, value);
+  }
+  return out as Partial<AppConfig>;
+}
+
+/** The known name closest to a misspelt one (a few edits away, case aside), or null. */
+function nearestName(name: string, known: string[]): string | null {
+  let best: string | null = null;
+  let bestDistance = Math.max(2, Math.floor(name.length / 4)) + 1;
+  for (const candidate of known) {
+    const d = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+export function loadConfig(options: Partial<AppConfig> = {}, env: Env = readEnvironment()): AppConfig {
+  const overrides = checkedOptions(options as Record<string, unknown>);
   const appEnv = overrides.env ?? (env.APP_ENV || 'dev');
   if (appEnv !== 'dev' && appEnv !== 'prod' && appEnv !== 'test') throw new Error(`APP_ENV must be dev, prod or test, got "${appEnv}".`);
   const debug = overrides.debug ?? bool('APP_DEBUG', env.APP_DEBUG, appEnv !== 'prod');
@@ -168,8 +274,7 @@ export function loadConfig(overrides: Partial<AppConfig> = {}, env: Env = readEn
     loginPath: env.LOGIN_PATH || '',
     logExcludedHttpCodes: httpCodes('LOG_EXCLUDED_HTTP_CODES', env.LOG_EXCLUDED_HTTP_CODES ?? (debug ? '' : '404,405')),
     rememberMeCookieName: cookieName('REMEMBER_ME_COOKIE_NAME', env.REMEMBER_ME_COOKIE_NAME || 'REMEMBERME'),
-    // Ten years: a cookie's expiry date must stay a date (browsers keep one 400 days at most anyway).
-    rememberMeLifetimeSeconds: int('REMEMBER_ME_LIFETIME', env.REMEMBER_ME_LIFETIME, 30 * 24 * 3600, 1, 10 * 365 * 24 * 3600),
+    rememberMeLifetimeSeconds: int('REMEMBER_ME_LIFETIME', env.REMEMBER_ME_LIFETIME, 30 * 24 * 3600, 1, TEN_YEARS_SECONDS),
     enabledLocales: list(env.ENABLED_LOCALES),
     headersTimeoutMs: int('HEADERS_TIMEOUT_MS', env.HEADERS_TIMEOUT_MS, 10000, 1, MAX_TIMER_MS),
     requestTimeoutMs: int('REQUEST_TIMEOUT_MS', env.REQUEST_TIMEOUT_MS, 30000, 1, MAX_TIMER_MS),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig, parseByteSize } from '../../src/app/config.ts';
+import { loadConfig, parseByteSize, type AppConfig } from '../../src/app/config.ts';
 
 test('defaults follow CONTRACT §2', () => {
   const c = loadConfig({}, {});
@@ -70,4 +70,24 @@ test('regression: LOG_LEVEL=constructor or __proto__ was accepted and turned eve
     assert.throws(() => loadConfig({}, { LOG_LEVEL: level }), /^Error: LOG_LEVEL must be one of /, level);
   }
   assert.equal(loadConfig({}, { LOG_LEVEL: 'WARNING', LOG_FORMAT: 'JSON' }).logFormat, 'json', 'both read case-insensitively');
+});
+
+test('regression: createApp options were not checked: debug "false" turned debug mode on in prod, bodyLimit "1mb" removed the limit, a misspelt trustedHosts was ignored', () => {
+  const refused: [Record<string, unknown>, RegExp][] = [
+    [{ debug: 'false' }, /^Error: createApp option "debug" must be true or false, got "false" \(a string\)\.$/],
+    [{ debug: 0 }, /option "debug" must be true or false, got 0/],
+    [{ bodyLimit: '1mb' }, /option "bodyLimit" must be an integer between 0 and \d+, got "1mb"/],
+    [{ bodyLimit: Number.NaN }, /option "bodyLimit" must be an integer/],
+    [{ trustedHost: ['^a$'] }, /^Error: Unknown createApp option "trustedHost" \(did you mean "trustedHosts"\?\)\.$/],
+    [{ trustedHosts: '^a$' }, /option "trustedHosts" must be an array of strings, got "\^a\$"/],
+    [{ sessionCookieName: 'a b;c' }, /sessionCookieName must be a cookie name/],
+    [{ profilerDsn: 5 }, /option "profilerDsn" must be a string, got 5/],
+    [{ env: 'staging' }, /option "env" must be one of dev, prod, test/],
+    [{ shutdownDeadlineMs: 3_000_000_000 }, /option "shutdownDeadlineMs" must be an integer between 0 and 2147483647/],
+  ];
+  for (const [options, message] of refused) assert.throws(() => loadConfig(options as Partial<AppConfig>, {}), message, JSON.stringify(options));
+  // An option given as undefined is an option not given: the default (or the environment) stays.
+  const config = loadConfig({ env: 'prod', bodyLimit: undefined, disallowRobotsIndexing: undefined, sessionCookieName: undefined }, {});
+  assert.deepEqual([config.debug, config.bodyLimit, config.disallowRobotsIndexing, config.sessionCookieName], [false, 1024 * 1024, true, 'IRMSSESSID']);
+  assert.equal(loadConfig({ debug: true, bodyLimit: 10 }, {}).bodyLimit, 10);
 });
