@@ -69,6 +69,24 @@ export function emptyHookTable(): HookTable {
  * last listener whose priority is >= p (listeners without one count as 0), like Symfony's dispatcher.
  */
 export function insertListener<H extends HookName>(list: Listener<H>[], listener: Listener<H>, placement?: Placement): void {
+  // Checked when the app is built: a listener without `call` would make every request a 500, and a
+  // placement of NaN would put it first, ahead of the request's validation.
+  if (listener === null || typeof listener !== 'object' || typeof listener.call !== 'function' || typeof listener.id !== 'string' || listener.id === '') {
+    throw new TypeError(`A listener must be an object with a non-empty string id and a call(event) function, got ${listener === null ? 'null' : typeof listener === 'object' ? `{ id: ${JSON.stringify((listener as { id?: unknown }).id)} }` : typeof listener}.`);
+  }
+  if (placement !== undefined && placement !== null) {
+    const keys = Object.keys(placement);
+    if (keys.length !== 1 || !['index', 'priority', 'before', 'after'].includes(keys[0]!)) {
+      throw new TypeError(`Listener "${listener.id}": a placement is exactly one of { index }, { priority }, { before } or { after }, got { ${keys.join(', ')} }.`);
+    }
+    const value = (placement as Record<string, unknown>)[keys[0]!];
+    if ((keys[0] === 'index' && !(Number.isInteger(value) && (value as number) >= 0)) || (keys[0] === 'priority' && !Number.isFinite(value))) {
+      throw new TypeError(`Listener "${listener.id}": placement ${keys[0]} must be ${keys[0] === 'index' ? 'an integer >= 0' : 'a finite number'}, got ${JSON.stringify(value)}.`);
+    }
+    if ((keys[0] === 'before' || keys[0] === 'after') && typeof value !== 'string') {
+      throw new TypeError(`Listener "${listener.id}": placement ${keys[0]} must be a listener id, got ${JSON.stringify(value)}.`);
+    }
+  }
   if (!placement) {
     list.push(listener);
     return;

@@ -187,7 +187,7 @@ export class HttpKernel {
   private dispatchPlain<H extends HookName>(hook: H, event: EventOf[H], stopOnResponse = false, listeners = this.hooks[hook] as Listener<H>[], from = 0): Pending {
     for (let i = from; i < listeners.length; i++) {
       const pending = listeners[i].call(event);
-      if (pending !== undefined) {
+      if (pending !== undefined && typeof (pending as Partial<Promise<void>>).then === 'function') {
         return pending.then(() => (stopOnResponse && stops(event) ? undefined : this.dispatchPlain(hook, event, stopOnResponse, listeners, i + 1)));
       }
       if (stopOnResponse && stops(event)) break;
@@ -209,7 +209,9 @@ export class HttpKernel {
       let pending: void | Promise<void> = undefined;
       let next = start;
       try {
-        pending = listener.call(event);
+        const result = listener.call(event);
+        // Only a promise is waited for: a listener written as `(e) => map.set(…)` returns a value, not work.
+        if (result !== undefined && typeof (result as Partial<Promise<void>>).then === 'function') pending = result;
       } finally {
         if (pending === undefined) next = traced(event, hook, listener, start, logs);
       }

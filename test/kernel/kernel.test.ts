@@ -257,6 +257,38 @@ test('listeners can be inserted before, after, at an index or by priority', () =
   assert.throws(() => insertListener(list, mk('x'), { before: 'missing' }), /No listener "missing"/);
 });
 
+test('regression: a listener without call, a null one or a NaN placement was accepted when the app was built, then every request was a 500 or the listener ran before request validation', () => {
+  const mk = (id: string, priority?: number) => listener<'kernel.request'>(id, 'r', () => {}, priority);
+  const list = [mk('A', 100), mk('B', 32)];
+  const bad: [unknown, unknown, RegExp][] = [
+    [null, undefined, /^TypeError: A listener must be an object with a non-empty string id and a call\(event\) function, got null\.$/],
+    [{ id: 'X', role: 'r' }, undefined, /got \{ id: "X" \}/],
+    [{ role: 'r', call() {} }, undefined, /got \{ id: undefined \}/],
+    [mk('n'), { index: Number.NaN }, /^TypeError: Listener "n": placement index must be an integer >= 0, got null\.$/],
+    [mk('n'), { priority: Number.NaN }, /placement priority must be a finite number/],
+    [mk('n'), { priority: '20' }, /placement priority must be a finite number, got "20"/],
+    [mk('n'), {}, /a placement is exactly one of/],
+    [mk('n'), { before: 'A', after: 'B' }, /a placement is exactly one of .*got \{ before, after \}/],
+  ];
+  for (const [l, placement, message] of bad) {
+    assert.throws(() => insertListener(list, l as never, placement as never), message, JSON.stringify(placement));
+  }
+  assert.deepEqual(list.map((l) => l.id), ['A', 'B'], 'nothing was inserted');
+});
+
+test('regression: a listener that returned a value that is no promise (e => map.set(...)) made the request a 500', async () => {
+  for (const debug of [false, true]) {
+    const seen = new Map<string, string>();
+    const t = emptyHookTable();
+    t['kernel.request'].push(listener('T::record', 'r', ((e: { request: { method: string } }) => seen.set('method', e.request.method)) as never));
+    t['kernel.request'].push(listener('T::answer', 'r', (e) => e.setResponse(HttpResponse.text('answered'))));
+    const response = await new HttpKernel(t, debug).handle(makeRequest(debug, []));
+    assert.equal(response.status, 200, `debug=${debug}`);
+    assert.equal(response.body, 'answered');
+    assert.equal(seen.get('method'), 'GET');
+  }
+});
+
 test('with Error.stackTraceLimit at 0, framework errors are built without a stack but keep their shape', () => {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
