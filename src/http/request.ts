@@ -13,7 +13,7 @@ import type { Listener, ListenerCall } from '../kernel/hooks.ts';
 import { Logger, type LogStream } from '../log/logger.ts';
 import { LEVELS, type LevelName } from '../log/levels.ts';
 import type { LogRecord } from '../log/record.ts';
-import type { IpMatcher } from './ip.ts';
+import { isIp, type IpMatcher } from './ip.ts';
 import { HeaderBag, ParameterBag } from './parameter-bag.ts';
 import type { Session } from './session.ts';
 import { isDigits, readStreamBounded, type RequestSource } from './source.ts';
@@ -226,10 +226,13 @@ export class KernelRequest {
     if (!this.isFromTrustedProxy) return NOTHING_FORWARDED;
     const xName = `x-forwarded-${field}`;
     const x = this.headers.get(xName);
-    const xValues = x ? x.split(',').map((v) => v.trim()).filter(Boolean) : [];
+    let xValues = x ? x.split(',').map((v) => v.trim()).filter(Boolean) : [];
     const fwd = this.headers.get('forwarded');
     const fValues = fwd ? parseForwarded(fwd, field === 'port' ? 'host' : field) : [];
-    const fromForwarded = field === 'port' ? fValues.map(portOf).filter((p): p is string => p !== null) : field === 'for' ? fValues.map(stripForPort) : fValues;
+    const fromForwarded = field === 'port' ? fValues.map(portOf).filter((p): p is string => p !== null) : field === 'for' ? clientIps(fValues) : fValues;
+    // Symfony's normalizeAndFilterClientIps, on both lists before they are compared: ports and brackets
+    // stripped, what is no IP address (`unknown`, an obfuscated identifier) dropped.
+    if (field === 'for') xValues = clientIps(xValues);
     if (xValues.length && fromForwarded.length && xValues.join(',') !== fromForwarded.join(',')) {
       throw new ConflictingHeadersException(
         `The request has both a trusted "FORWARDED" header and a trusted "${xName.toUpperCase().replace(/-/g, '_')}" header, conflicting with each other. You should either configure your proxy to remove one of them, or configure your project to distrust the offending one.`,
@@ -495,10 +498,23 @@ function portOrDefault(host: string, secure: boolean): number {
   return port !== null ? Number(port) : secure ? 443 : 80;
 }
 
-function stripForPort(value: string): string {
-  if (value[0] === '[') return value.slice(1, value.indexOf(']') > 0 ? value.indexOf(']') : undefined);
-  const colon = value.indexOf(':');
-  return colon > 0 && value.indexOf(':', colon + 1) < 0 ? value.slice(0, colon) : value;
+/**
+ * Forwarded client addresses as Symfony's normalizeAndFilterClientIps reads them: `:port` cut from an
+ * IPv4 address, brackets (and port) from an IPv6 one, and entries that are no IP address dropped.
+ */
+function clientIps(values: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let value of values) {
+    if (value.indexOf('.') > 0) {
+      const colon = value.indexOf(':');
+      if (colon > 0) value = value.slice(0, colon);
+    } else if (value[0] === '[') {
+      const close = value.indexOf(']', 1);
+      value = value.slice(1, close < 0 ? undefined : close);
+    }
+    if (isIp(value)) out.push(value);
+  }
+  return out;
 }
 
 /** Values of one parameter in a `Forwarded` header (RFC 7239), in order. */

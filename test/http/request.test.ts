@@ -354,3 +354,14 @@ test('regression: TRUSTED_PROXIES=10.0.0.0/ (an empty prefix) was read as /0 and
   assert.equal(net.matches('8.8.8.8'), false);
   assert.equal(net.matches('192.168.1.7'), true);
 });
+
+test('regression: X-Forwarded-For values kept their port (1.2.3.4:5555 as the client IP, a false conflict with an agreeing Forwarded) and non-addresses ("unknown") became the client IP', () => {
+  const proxies = { trustedProxies: new IpMatcher(['10.0.0.1']) };
+  const ip = (headers: Record<string, string>) => kernelRequest({ headers, remoteAddress: '10.0.0.1' }, proxies).getClientIp();
+  assert.equal(ip({ 'x-forwarded-for': '1.2.3.4:5555' }), '1.2.3.4');
+  assert.equal(ip({ 'x-forwarded-for': '1.2.3.4:80', forwarded: 'for="1.2.3.4:80"' }), '1.2.3.4', 'the same address both ways is no conflict');
+  assert.equal(ip({ 'x-forwarded-for': '[2001:db8::1]:4711' }), '2001:db8::1');
+  assert.equal(ip({ 'x-forwarded-for': 'unknown' }), '10.0.0.1', 'no address forwarded: the trusted peer');
+  assert.equal(ip({ 'x-forwarded-for': '1.2.3.4, unknown' }), '1.2.3.4');
+  assert.throws(() => ip({ 'x-forwarded-for': '1.2.3.4:80', forwarded: 'for="5.6.7.8"' }), ConflictingHeadersException);
+});
