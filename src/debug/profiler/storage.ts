@@ -42,5 +42,30 @@ export { parseProfilerDsn, type ParsedDsn } from './storage/profiler-dsn.ts';
 
 export function createProfileStore(dsn: string): ProfileStore {
   const parsed = parseProfilerDsn(dsn);
-  return parsed.kind === 'memory' ? new MemoryProfileStore(parsed.max, parsed.maxBytes) : new FileProfileStore(parsed.dir, parsed.max, parsed.maxBytes);
+  if (parsed.kind === 'memory') return new MemoryProfileStore(parsed.max, parsed.maxBytes);
+  checkProfileDirectory(parsed.dir);
+  return new FileProfileStore(parsed.dir, parsed.max, parsed.maxBytes);
+}
+
+/**
+ * A file store's directory is created (or found to be one) at start, as Symfony's FileProfilerStorage
+ * does in its constructor: a path that is a regular file, or that cannot be created, stops the start
+ * with a message naming PROFILER_DSN, instead of a server whose every profiler page fails.
+ * Synchronous because the app is built synchronously (createApp). Skipped on a host without
+ * `process.getBuiltinModule` (the file store then fails at its first use, as before): a bundle must
+ * not import `node:fs` (storage/load-fs.ts).
+ */
+function checkProfileDirectory(dir: string): void {
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  const fs = typeof proc?.getBuiltinModule === 'function' ? (proc.getBuiltinModule('node:fs') as typeof import('node:fs') | undefined) : undefined;
+  if (!fs) return;
+  let why: string | null = null;
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    if (!fs.statSync(dir).isDirectory()) why = 'it is not a directory';
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    why = code === 'EEXIST' || code === 'ENOTDIR' ? 'it is not a directory' : (error as Error).message;
+  }
+  if (why !== null) throw new Error(`PROFILER_DSN names "${dir}" as the profile directory, which cannot be used: ${why}.`);
 }

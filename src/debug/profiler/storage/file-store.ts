@@ -33,6 +33,36 @@ const MAX_CLAIMS = 256;
 const MAX_LOST = 256;
 /** After a reservation failed (not for lack of a free token), how long no token is handed out. */
 const RETRY_AFTER_MS = 1000;
+/**
+ * Profiles handed to `write` and not yet indexed, at most (CONTRACT §10: each one holds its collected
+ * profile in memory, and its file is in the directory before eviction counts it). Past this a profile
+ * is dropped; the bound is a burst's worth of writes, far more than a directory that keeps up needs.
+ */
+export const MAX_WAITING_WRITES = 256;
+/** How long the same store failure is not reported again (a list page asked for every second). */
+const REPORT_AGAIN_MS = 60_000;
+
+/** A profile whose file is being written, waiting for its index line (`drain`). */
+interface PendingLine {
+  token: string;
+  line: string;
+  written: Promise<unknown>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/** Where the store reports what no request is there to log (a dropped burst, a list read that failed). */
+function stderrReport(message: string): void {
+  try {
+    console.error(`irms-web: ${message}`);
+  } catch {
+    // nothing left to report to
+  }
+}
 
 interface Claim {
   at: number;
@@ -45,8 +75,24 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
   readonly kind = 'file' as const;
   private fsModule: Promise<Fs> | null = null;
   private ready: Promise<void> | null = null;
-  /** In-process writes to the index are queued (the lock file serialises between processes). */
-  private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * Index lines waiting, in `write` call order. They are added in batches, one lock and one index read
+   * per batch (`drain`): a read of the whole index per profile capped throughput far below what a
+   * debug server answers, and the backlog grew without bound.
+   */
+  private readonly pendingLines: PendingLine[] = [];
+  private draining: Promise<void> | null = null;
+  /** `write` calls not finished: bounded by MAX_WAITING_WRITES. */
+  private waiting = 0;
+  /** Profiles dropped since the queue last filled up; 0 when it is not full. */
+  private dropped = 0;
+  private overflowing = false;
+  private lastReport: { message: string; at: number } | null = null;
+  /**
+   * Where failures that no request logs go (stderr by default); the listener still logs a failed
+   * `write` itself. Replaceable (tests, an embedding host).
+   */
+  report: (message: string) => void = stderrReport;
   private lastSweep = 0;
   private readonly pool: { token: string; at: number }[] = [];
   private refilling: Promise<void> | null = null;
@@ -77,18 +123,40 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     return this.fsModule;
   }
 
+  /**
+   * The directory, created when missing. A failure is not remembered: the directory may be there at
+   * the next attempt. Neither is a success for ever: an ENOENT later (the directory was deleted while
+   * running) calls `forgetDirectory`, and the next use creates it again.
+   */
   private async prepared(): Promise<Fs> {
     const fs = await this.fs();
-    // A failure is not remembered: the directory may be there at the next attempt.
     this.ready ??= fs.mkdir(this.dir, { recursive: true }).then(
       () => undefined,
       (error: unknown) => {
         this.ready = null;
+        // mkdir's EEXIST means a file where the directory should be: say so, not "token taken".
+        if (errorCode(error) === 'EEXIST') throw new Error(`The profile directory "${this.dir}" exists but is not a directory.`);
         throw error;
       },
     );
     await this.ready;
     return fs;
+  }
+
+  private forgetDirectory(error: unknown): void {
+    if (errorCode(error) === 'ENOENT') this.ready = null;
+  }
+
+  /** Reports a message, not the same one twice within REPORT_AGAIN_MS. */
+  private reportOnce(message: string): void {
+    const now = Date.now();
+    if (this.lastReport && this.lastReport.message === message && now - this.lastReport.at < REPORT_AGAIN_MS) return;
+    this.lastReport = { message, at: now };
+    try {
+      this.report(message);
+    } catch {
+      // reporting must never break storage
+    }
   }
 
   /** The only place a file name is built from a token. */
@@ -223,16 +291,27 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     throw new Error('No free profiler token found.');
   }
 
-  /** Creates a token's empty file exclusively; false when it exists (another process's token). */
+  /**
+   * Creates a token's empty file exclusively; false when it exists (another process's token). Only
+   * the EEXIST of that open means "taken": the directory's own errors are failures (prepared). An
+   * ENOENT means the directory went away: it is created again, once.
+   */
   private async createReservation(token: string): Promise<boolean> {
     try {
-      const fs = await this.prepared();
-      const handle = await fs.open(this.profilePath(token), 'wx');
-      await handle.close();
-      this.failure = null;
-      return true;
+      for (let attempt = 0; ; attempt++) {
+        const fs = await this.prepared();
+        try {
+          const handle = await fs.open(this.profilePath(token), 'wx');
+          await handle.close();
+          this.failure = null;
+          return true;
+        } catch (error) {
+          if (errorCode(error) === 'EEXIST') return false;
+          if (errorCode(error) !== 'ENOENT' || attempt > 0) throw error;
+          this.forgetDirectory(error);
+        }
+      }
     } catch (error) {
-      if (errorCode(error) === 'EEXIST') return false;
       // A directory that fails (missing, read-only) would fail every claim: tokens pause for a while.
       this.failure = { error: error instanceof Error ? error : new Error(String(error)), at: Date.now() };
       throw error;
@@ -244,38 +323,114 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
    * called (request order), whatever order the files finish in — eviction drops the oldest requests.
    */
   async write(profile: Profile | StoredProfile): Promise<void> {
-    const stored = toStored(profile);
-    const token = stored.token;
+    const token = profile.token;
     const target = this.profilePath(token);
-    const written = this.ownReservation(token).then(async () => {
-      const fs = await this.prepared();
-      const tmp = `${this.dir}/.tmp-${token}-${this.pid}-${randomToken()}`;
-      await fs.writeFile(tmp, stored.json());
-      await fs.rename(tmp, target);
-      return fs;
-    });
-    // Awaited through the queue below, maybe after it failed: not an unhandled rejection meanwhile.
-    written.catch(() => {});
-    const line = JSON.stringify(stored.summary) + '\n';
-    // The queue slot is taken now, before any await: that fixes the index order.
-    const run = this.queue.then(() => written).then((fs) => this.withLock(fs, () => this.addToIndex(fs, line, token)));
-    this.queue = run.catch(() => {});
+    if (this.waiting >= MAX_WAITING_WRITES) return this.drop(token);
+    this.waiting++;
     try {
-      await run;
+      const stored = toStored(profile);
+      const written = this.ownReservation(token).then(() => this.writeProfileFile(token, target, stored.json()));
+      // Awaited by `drain`, maybe after it failed: not an unhandled rejection meanwhile.
+      written.catch(() => {});
+      const line = JSON.stringify(stored.summary) + '\n';
+      // The line is queued now, before any await: that fixes the index order.
+      await new Promise<void>((resolve, reject) => {
+        this.pendingLines.push({ token, line, written, resolve, reject });
+        this.draining ??= this.drain();
+      });
     } finally {
+      this.waiting--;
       this.reserved.delete(token);
+      if (this.overflowing && this.waiting <= MAX_WAITING_WRITES / 2) this.endOverflow();
     }
   }
 
-  private async addToIndex(fs: Fs, line: string, token: string): Promise<void> {
+  /**
+   * A profile past MAX_WAITING_WRITES: not stored, its reservation given back. Only the first of a
+   * burst rejects (the listener logs it as "could not store"); the rest of the burst are counted and
+   * reported once when the queue has drained to half, so a flood does not log a line per request.
+   */
+  private async drop(token: string): Promise<void> {
+    this.reserved.delete(token);
+    void this.ownReservation(token)
+      .then(() => this.fs())
+      .then((fs) => fs.unlink(this.profilePath(token)))
+      .catch(() => {});
+    this.dropped++;
+    if (this.overflowing) return;
+    this.overflowing = true;
+    throw new Error(`The profile write queue is full (${MAX_WAITING_WRITES} profiles waiting for "${this.dir}"); profiles are not stored until it drains.`);
+  }
+
+  private endOverflow(): void {
+    this.overflowing = false;
+    const dropped = this.dropped;
+    this.dropped = 0;
+    if (dropped > 1) this.reportOnce(`The profiler did not store ${dropped} profiles: the write queue for "${this.dir}" was full.`);
+  }
+
+  /**
+   * Writes a profile's file through a temporary file renamed over its reservation. On failure (a full
+   * disk, the directory gone) both the temporary file and the empty reservation are removed: nothing
+   * else would remove them while writes keep failing.
+   */
+  private async writeProfileFile(token: string, target: string, json: string): Promise<Fs> {
+    const fs = await this.prepared();
+    const tmp = `${this.dir}/.tmp-${token}-${this.pid}-${randomToken()}`;
+    try {
+      // 'wx': a planted file or symlink of that name is refused, never written through.
+      await fs.writeFile(tmp, json, { flag: 'wx' });
+      await fs.rename(tmp, target);
+      return fs;
+    } catch (error) {
+      this.forgetDirectory(error);
+      await fs.unlink(tmp).catch(() => {});
+      await fs.unlink(target).catch(() => {});
+      throw error;
+    }
+  }
+
+  /**
+   * Adds the queued index lines, oldest first, a batch at a time: every line whose profile file is
+   * written (or failed) is in the batch, under one lock and one read of the index. A line whose file
+   * failed is left out and its write rejects with that failure.
+   */
+  private async drain(): Promise<void> {
+    try {
+      while (this.pendingLines.length > 0) {
+        const batch = this.pendingLines.splice(0);
+        const results = await Promise.allSettled(batch.map((p) => p.written));
+        const ready: PendingLine[] = [];
+        batch.forEach((p, i) => {
+          const result = results[i]!;
+          if (result.status === 'fulfilled') ready.push(p);
+          else p.reject(result.reason);
+        });
+        if (ready.length === 0) continue;
+        try {
+          const fs = await this.fs();
+          await this.withLock(fs, () => this.addToIndex(fs, ready));
+          for (const p of ready) p.resolve();
+        } catch (error) {
+          this.forgetDirectory(error);
+          for (const p of ready) p.reject(error);
+        }
+      }
+    } finally {
+      this.draining = null;
+    }
+  }
+
+  private async addToIndex(fs: Fs, batch: readonly PendingLine[]): Promise<void> {
     const summaries = await this.readIndex(fs);
-    const kept = summaries.filter((s) => s.token !== token);
-    kept.push(JSON.parse(line) as ProfileSummary);
+    const tokens = new Set(batch.map((p) => p.token));
+    const kept = summaries.filter((s) => !tokens.has(s.token));
+    for (const p of batch) kept.push(JSON.parse(p.line) as ProfileSummary);
     let bytes = 0;
     for (const s of kept) bytes += s.bytes ?? 0;
-    if (kept.length === summaries.length + 1 && kept.length <= this.max && bytes <= this.maxBytes) {
-      await fs.appendFile(this.indexPath, line);
-      return;
+    if (kept.length === summaries.length + batch.length && kept.length <= this.max && bytes <= this.maxBytes) {
+      // A symlink or other non-regular index is not appended to: it is replaced by the rewrite below.
+      if (await this.appendIndex(fs, batch.map((p) => p.line).join(''))) return;
     }
     const evicted: ProfileSummary[] = [];
     while (kept.length > 1 && (kept.length > this.max || bytes > this.maxBytes)) {
@@ -284,14 +439,44 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
       evicted.push(oldest);
     }
     const tmp = `${this.dir}/.tmp-index-${this.pid}-${randomToken()}`;
-    await fs.writeFile(tmp, kept.map((s) => JSON.stringify(s)).join('\n') + '\n');
-    await fs.rename(tmp, this.indexPath);
+    try {
+      await fs.writeFile(tmp, kept.map((s) => JSON.stringify(s)).join('\n') + '\n', { flag: 'wx' });
+      await fs.rename(tmp, this.indexPath);
+    } catch (error) {
+      await fs.unlink(tmp).catch(() => {});
+      throw error;
+    }
     for (const s of evicted) {
       if (isToken(s.token)) await fs.unlink(this.profilePath(s.token)).catch(() => {});
     }
     if (Date.now() - this.lastSweep > SWEEP_EVERY_MS) {
       this.lastSweep = Date.now();
       await this.sweep(fs, new Set(kept.map((s) => s.token))).catch(() => {});
+    }
+  }
+
+  /**
+   * Appends to the index without following a symlink: anyone who can create entries in a shared
+   * directory could otherwise plant `index.ndjson` -> any file the server may write, and have profile
+   * summaries appended there. O_NOFOLLOW where the platform has it, and a check that what
+   * was opened is a regular file everywhere. False when the index is no regular file (the caller
+   * rewrites it through rename, which replaces the entry itself).
+   */
+  private async appendIndex(fs: Fs, text: string): Promise<boolean> {
+    const c = fs.constants;
+    let handle: Awaited<ReturnType<Fs['open']>>;
+    try {
+      handle = await fs.open(this.indexPath, c.O_WRONLY | c.O_APPEND | c.O_CREAT | (c.O_NOFOLLOW ?? 0), 0o666);
+    } catch (error) {
+      if (errorCode(error) === 'ELOOP') return false;
+      throw error;
+    }
+    try {
+      if (!(await handle.stat()).isFile()) return false;
+      await handle.appendFile(text);
+      return true;
+    } finally {
+      await handle.close().catch(() => {});
     }
   }
 
@@ -320,9 +505,14 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
       }
       const stat = await fs.stat(this.lockPath).catch(() => null);
       if (stat && Date.now() - stat.mtimeMs > LOCK_STALE_MS) {
-        // The holder died: a lock is held for milliseconds, never seconds.
-        await fs.unlink(this.lockPath).catch(() => {});
-        continue;
+        // The holder died: a lock is held for milliseconds, never seconds. A lock that cannot be
+        // removed (a directory of that name, another user's file) falls through to the deadline and
+        // the sleep: retrying at once would spin a core for ever.
+        const removed = await fs.unlink(this.lockPath).then(
+          () => true,
+          () => false,
+        );
+        if (removed) continue;
       }
       if (Date.now() > deadline) throw new Error(`The profiler index lock ${this.lockPath} stayed busy for ${LOCK_WAIT_MS / 1000} s.`);
       await sleep(1 + Math.random() * 6);
@@ -336,13 +526,17 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     }
   }
 
-  /** Index lines, oldest first; a torn, foreign or ill-typed line is skipped (profile-shape.ts). */
+  /**
+   * Index lines, oldest first; a torn, foreign or ill-typed line is skipped (profile-shape.ts). A
+   * symlink planted as the index is not followed: it reads as empty, and the next write replaces it.
+   */
   private async readIndex(fs: Fs): Promise<ProfileSummary[]> {
     let text: string;
     try {
-      text = await fs.readFile(this.indexPath, 'utf8');
+      const c = fs.constants;
+      text = await fs.readFile(this.indexPath, { encoding: 'utf8', flag: c.O_RDONLY | (c.O_NOFOLLOW ?? 0) });
     } catch (error) {
-      if (errorCode(error) === 'ENOENT') return [];
+      if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ELOOP') return [];
       throw error;
     }
     const out: ProfileSummary[] = [];
@@ -387,9 +581,19 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     return stat !== null && stat.size === 0 && Date.now() - stat.mtimeMs < RESERVATION_TTL_MS;
   }
 
+  /**
+   * Summaries from the index. An index that cannot be read (the path is no directory, permissions)
+   * lists nothing and is reported, rather than making every list page a 500.
+   */
   async find(criteria: SearchCriteria = {}): Promise<ProfileSummary[]> {
     const fs = await this.fs();
-    const all = await this.readIndex(fs);
+    let all: ProfileSummary[];
+    try {
+      all = await this.readIndex(fs);
+    } catch (error) {
+      this.reportOnce(`The profiler could not read the index of "${this.dir}": ${toError(error).message}`);
+      return [];
+    }
     // A token indexed twice (should not happen) counts once, at its newest line.
     const seen = new Set<string>();
     const unique: ProfileSummary[] = [];
