@@ -142,6 +142,18 @@ export class ResourceNotFoundException extends FrameworkError {
 export class NoConfigurationException extends ResourceNotFoundException {
   static override readonly className = 'NoConfigurationException';
 }
+/** URL generation (Symfony's UrlGenerator): an unknown route name. */
+export class RouteNotFoundException extends FrameworkError {
+  static override readonly className = 'RouteNotFoundException';
+}
+/** URL generation: a path variable without a value. */
+export class MissingMandatoryParametersException extends FrameworkError {
+  static override readonly className = 'MissingMandatoryParametersException';
+}
+/** URL generation: a value its requirement refuses. */
+export class InvalidParameterException extends FrameworkError {
+  static override readonly className = 'InvalidParameterException';
+}
 export class MethodNotAllowedException extends FrameworkError {
   static override readonly className = 'MethodNotAllowedException';
   readonly allowedMethods: string[];

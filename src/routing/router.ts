@@ -23,7 +23,10 @@
  * segments and tests only the deepest node's list (lists merged when a wildcard edge branches).
  */
 import {
+  InvalidParameterException,
   MethodNotAllowedException,
+  MissingMandatoryParametersException,
+  RouteNotFoundException,
   NoConfigurationException,
   ResourceNotFoundException,
 } from '../kernel/exceptions.ts';
@@ -266,7 +269,7 @@ export class Router {
   generate(name: string, params: Record<string, unknown> = {}, options: GenerateOptions = {}): string {
     const route = this.byName.get(name);
     if (route === undefined) {
-      throw new Error(`Unable to generate a URL for the named route "${name}" as such route does not exist.`);
+      throw new RouteNotFoundException(`Unable to generate a URL for the named route "${name}" as such route does not exist.`);
     }
     const values: Record<string, string | string[]> = Object.create(null);
     const missing: string[] = [];
@@ -290,24 +293,24 @@ export class Router {
         text = stringValue.join('/');
       } else {
         if (Array.isArray(value) || (typeof value === 'object' && !(value instanceof Date))) {
-          throw new Error(`Parameter "${variable}" for route "${name}" must be a scalar to generate a URL.`);
+          throw new InvalidParameterException(`Parameter "${variable}" for route "${name}" must be a scalar to generate a URL.`);
         }
         stringValue = text = String(value);
         // Symfony's default requirement `[^/]++`: a slash would not match this route again.
         if (!route.requirements.has(variable) && text.includes('/')) {
-          throw new Error(`Parameter "${variable}" for route "${name}" must match "[^/]++" ("${text}" given) to generate a corresponding URL.`);
+          throw new InvalidParameterException(`Parameter "${variable}" for route "${name}" must match "[^/]++" ("${text}" given) to generate a corresponding URL.`);
         }
       }
       const requirement = route.requirements.get(variable);
       if (requirement !== undefined && !requirement.regexp.test(text)) {
-        throw new Error(
+        throw new InvalidParameterException(
           `Parameter "${variable}" for route "${name}" must match "${requirement.source}" ("${text}" given) to generate a corresponding URL.`,
         );
       }
       values[variable] = stringValue;
     }
     if (missing.length > 0) {
-      throw new Error(
+      throw new MissingMandatoryParametersException(
         `Some mandatory parameters are missing (${missing.map((m) => `"${m}"`).join(', ')}) to generate a URL for route "${name}".`,
       );
     }

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Router } from '../../src/routing/router.ts';
-import { route } from './helpers.ts';
+import { route, router } from './helpers.ts';
+import { InvalidParameterException, MissingMandatoryParametersException, RouteNotFoundException } from '../../src/kernel/exceptions.ts';
 
 const r = new Router([
   route('home', '/'),
@@ -119,5 +120,15 @@ describe('generate()', () => {
       assert.equal(m.route.name, name, url);
       for (const [k, v] of Object.entries(params)) assert.deepEqual(m.params[k], v, url);
     }
+  });
+});
+
+describe('generation errors', () => {
+  test('regression: URL generation threw plain Errors; they are Symfony\'s RouteNotFoundException, MissingMandatoryParametersException and InvalidParameterException, catchable by type', () => {
+    const g = router(route('member', '/members/:id', undefined, { requirements: { id: '\\d+' } }));
+    assert.throws(() => g.generate('nope'), (e: unknown) => e instanceof RouteNotFoundException && e.message === 'Unable to generate a URL for the named route "nope" as such route does not exist.');
+    assert.throws(() => g.generate('member'), (e: unknown) => e instanceof MissingMandatoryParametersException && /mandatory parameters are missing \("id"\)/.test(e.message));
+    assert.throws(() => g.generate('member', { id: 'x' }), (e: unknown) => e instanceof InvalidParameterException && /must match "\\d\+" \("x" given\)/.test(e.message));
+    for (const Class of [RouteNotFoundException, MissingMandatoryParametersException, InvalidParameterException]) assert.equal(Class.className, Class.name);
   });
 });
