@@ -558,17 +558,89 @@ export function parseQuery(qs: string): Record<string, unknown> {
   return out;
 }
 
-/** Symfony's normalizeQueryString: pairs decoded, sorted by key, re-encoded per RFC 3986. */
+/** A query parameter as HeaderUtils::parseQuery nests it: a value, or named children in order. */
+type QueryNode = string | { children: Map<string, QueryNode>; next: number };
+
+/**
+ * Symfony's normalizeQueryString (5.4): HeaderUtils::parseQuery, `ksort`, then http_build_query with
+ * RFC 3986 encoding. So a repeated name keeps its last value, `c[]=x&c[]=y` becomes `c[0]=x&c[1]=y`,
+ * names sort as PHP's ksort sorts them (integer names numerically, before and among the others by
+ * PHP 8's comparison), and nested names keep their order.
+ */
 export function normalizeQueryString(qs: string): string {
   if (!qs) return '';
-  const pairs: [string, string][] = [];
+  const top = new Map<string, QueryNode>();
+  const counter = { next: 0 };
   for (const pair of qs.split('&')) {
     if (!pair) continue;
     const eq = pair.indexOf('=');
-    pairs.push([safeDecode(eq < 0 ? pair : pair.slice(0, eq)), eq < 0 ? '' : safeDecode(pair.slice(eq + 1))]);
+    const key = safeDecode(eq < 0 ? pair : pair.slice(0, eq));
+    if (!key) continue;
+    setQueryParameter(top, counter, key, eq < 0 ? '' : safeDecode(pair.slice(eq + 1)));
   }
-  pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  return pairs.map(([k, v]) => `${rawUrlEncode(k)}=${rawUrlEncode(v)}`).join('&');
+  const names = [...top.keys()].sort(phpKeyCompare);
+  const out: string[] = [];
+  for (const name of names) buildQuery(out, rawUrlEncode(name), top.get(name)!);
+  return out.join('&');
+}
+
+/** `name`, `name[a]`, `name[]`, `name[a][]`…: the path of names (`''` = the next index), or the name alone. */
+function queryPath(key: string): string[] {
+  const open = key.indexOf('[');
+  if (open <= 0 || !key.endsWith(']')) return [key];
+  const path = [key.slice(0, open)];
+  const rest = key.slice(open);
+  const segment = /\[([^\]]*)\]/y;
+  let at = 0;
+  while (at < rest.length) {
+    segment.lastIndex = at;
+    const m = segment.exec(rest);
+    if (m === null) return [key];
+    path.push(m[1]!);
+    at = segment.lastIndex;
+  }
+  return path;
+}
+
+function setQueryParameter(top: Map<string, QueryNode>, topCounter: { next: number }, key: string, value: string): void {
+  const path = queryPath(key);
+  let children = top;
+  let counter = topCounter;
+  for (let i = 0; i < path.length; i++) {
+    let name = path[i]!;
+    if (name === '' && i > 0) name = String(counter.next);
+    if (isPhpIntegerKey(name) && Number(name) >= counter.next) counter.next = Number(name) + 1;
+    if (i === path.length - 1) {
+      children.set(name, value);
+      return;
+    }
+    let node = children.get(name);
+    if (node === undefined || typeof node === 'string') {
+      node = { children: new Map(), next: 0 };
+      children.set(name, node);
+    }
+    children = node.children;
+    counter = node;
+  }
+}
+
+function buildQuery(out: string[], prefix: string, node: QueryNode): void {
+  if (typeof node === 'string') {
+    out.push(`${prefix}=${rawUrlEncode(node)}`);
+    return;
+  }
+  for (const [name, child] of node.children) buildQuery(out, `${prefix}%5B${rawUrlEncode(name)}%5D`, child);
+}
+
+/** A name PHP stores as an integer array key: decimal, no leading zero, no sign but `-`, within 64 bits. */
+function isPhpIntegerKey(name: string): boolean {
+  return /^(?:0|-?[1-9][0-9]{0,18})$/.test(name) && Number.isSafeInteger(Number(name));
+}
+
+/** PHP 8's `<=>` on array keys (ksort): integers numerically, an integer against a string as strings, strings byte-wise. */
+function phpKeyCompare(a: string, b: string): number {
+  if (isPhpIntegerKey(a) && isPhpIntegerKey(b)) return Number(a) - Number(b);
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Throws the 413 for a body whose declared Content-Length is over `limit` (nothing is read). */

@@ -365,3 +365,11 @@ test('regression: X-Forwarded-For values kept their port (1.2.3.4:5555 as the cl
   assert.equal(ip({ 'x-forwarded-for': '1.2.3.4, unknown' }), '1.2.3.4');
   assert.throws(() => ip({ 'x-forwarded-for': '1.2.3.4:80', forwarded: 'for="5.6.7.8"' }), ConflictingHeadersException);
 });
+
+test('regression: the normalized query string of the "Matched route" log kept repeated names, unindexed [] and sorted 10 before 9; Symfony keeps the last value, indexes [] and sorts as ksort', () => {
+  assert.equal(normalizeQueryString('b=2&a=1&a=3&c[]=x&c[]=y&10=t&9=n'), '9=n&10=t&a=3&b=2&c%5B0%5D=x&c%5B1%5D=y');
+  assert.equal(normalizeQueryString('x[b]=1&x[a]=2'), 'x%5Bb%5D=1&x%5Ba%5D=2', 'nested names keep their order');
+  assert.equal(normalizeQueryString('z[2]=a&z[]=b'), 'z%5B2%5D=a&z%5B3%5D=b', '[] takes the next index');
+  assert.equal(normalizeQueryString('a=1&a[]=2'), 'a%5B0%5D=2', 'the later array replaces the value');
+  assert.equal(normalizeQueryString('b=2&a=1+1&c'), 'a=1%201&b=2&c=');
+});
