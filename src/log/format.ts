@@ -1,79 +1,10 @@
 import { isoString } from '../debug/error-page/iso-date.ts';
-import { throwSite } from '../debug/stack.ts';
-import { classNameOf, FrameworkError } from '../kernel/exceptions.ts';
 import { interpolate, type LogRecord } from './record.ts';
-import { maskForDisplay } from '../debug/profiler/mask.ts';
+import { encodeJson, normalize } from './normalize.ts';
+
+export { MAX_PREVIOUS_EXCEPTIONS } from './normalize.ts';
 
 export type LogFormat = 'line' | 'json';
-
-/** JSON-safe view of a context value: errors become Monolog's `[object] (Class(code: 0): msg at file:line)`. */
-export function contextToJson(value: unknown, depth = 0, seen: Set<unknown> = new Set()): unknown {
-  if (value instanceof Error) return describeError(value);
-  if (value === null || typeof value !== 'object') {
-    if (typeof value === 'bigint') return value.toString();
-    if (typeof value === 'function') return '[function]';
-    return value;
-  }
-  if (value instanceof Date) return value.toISOString();
-  if (depth > 8 || seen.has(value)) return '[...]';
-  seen.add(value);
-  if (Array.isArray(value)) return value.slice(0, 200).map((v) => contextToJson(v, depth + 1, seen));
-  const out: Record<string, unknown> = {};
-  let n = 0;
-  for (const key of Object.keys(value)) {
-    if (n++ >= 200) break;
-    try {
-      out[key] = contextToJson((value as Record<string, unknown>)[key], depth + 1, seen);
-    } catch {
-      out[key] = '[unreadable]';
-    }
-  }
-  return out;
-}
-
-/** How many previous exceptions a context's exception string lists (Monolog aborts deeper chains too). */
-export const MAX_PREVIOUS_EXCEPTIONS = 10;
-
-/**
- * Monolog's normalizeException: `[object] (Class(code: 0): message at file:line)`, then one
- * `\n[previous exception] [object] (…)` per previous exception (`previous`, or `cause` for other
- * errors), innermost last — symfony-reference §5.1. The file is the source-mapped absolute path.
- * Bounded (MAX_PREVIOUS_EXCEPTIONS, then Monolog's "Over N levels deep" line) and cycle-safe.
- */
-function describeError(error: Error): string {
-  let out = describeOne(error);
-  const seen = new Set<unknown>([error]);
-  let current: unknown = previousOf(error);
-  for (let depth = 1; current instanceof Error && !seen.has(current); depth++) {
-    if (depth > MAX_PREVIOUS_EXCEPTIONS) {
-      out += `\n[previous exception] Over ${MAX_PREVIOUS_EXCEPTIONS} levels deep, aborting normalization`;
-      break;
-    }
-    seen.add(current);
-    out += `\n[previous exception] ${describeOne(current)}`;
-    current = previousOf(current);
-  }
-  return out;
-}
-
-/** One exception as Monolog's formatException prints it. */
-function describeOne(error: Error): string {
-  try {
-    const site = throwSite(error);
-    return `[object] (${classNameOf(error)}(code: 0): ${error.message}${site ? ` at ${site.file}:${site.line}` : ''})`;
-  } catch {
-    return `[object] (${classNameOf(error)})`;
-  }
-}
-
-/** The exception an error wraps: a framework error's `previous`, any other error's `cause`; a hostile getter ends the chain. */
-function previousOf(error: Error): unknown {
-  try {
-    return error instanceof FrameworkError ? error.previous : (error as { cause?: unknown }).cause;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Monolog's datetime shape: 2026-11-22T10:11:12.123456+00:00. */
 export function monologDate(d: Date): string {
@@ -95,16 +26,18 @@ function oneLine(text: string): string {
 }
 
 /**
- * The record as a `line` or `json` log line. Its context is masked and scrubbed first (maskForDisplay):
- * an application logs what it likes, the stream never shows a secret.
+ * The record as a `line` (Monolog's LineFormatter) or `json` (Monolog's JsonFormatter) log line. Its
+ * context and extra are normalized as Monolog's NormalizerFormatter does, secret-named fields masked
+ * and strings scrubbed on the way (normalize): an application logs what it likes, the stream never
+ * shows a secret. An exception in the context is LineFormatter's string in the line format and
+ * JsonFormatter's object in the json format.
  */
 export function formatRecord(record: LogRecord, format: LogFormat): string {
-  const shown = maskForDisplay(record.context) as Record<string, unknown>;
-  const context = contextToJson(shown);
-  const extra = contextToJson(maskForDisplay(record.extra));
-  const message = interpolate(record.message, shown);
+  const context = normalize(record.context, format);
+  const extra = normalize(record.extra, format);
+  const message = interpolate(record.message, record.context);
   if (format === 'json') {
-    return JSON.stringify({
+    return encodeJson({
       message,
       context,
       level: record.level,
@@ -114,7 +47,7 @@ export function formatRecord(record: LogRecord, format: LogFormat): string {
       extra,
     });
   }
-  const ctx = JSON.stringify(context);
-  const ext = JSON.stringify(extra);
+  const ctx = encodeJson(context);
+  const ext = encodeJson(extra);
   return `[${monologDate(record.datetime)}] ${oneLine(record.channel)}.${record.levelName.toUpperCase()}: ${oneLine(message)} ${ctx === '{}' ? '[]' : ctx} ${ext === '{}' ? '[]' : ext}`;
 }

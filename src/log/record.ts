@@ -1,5 +1,7 @@
-import { isSecretName, maskedField } from '../debug/profiler/mask.ts';
+import { isSecretName, maskedField, scrubText } from '../debug/profiler/mask.ts';
 import type { LevelName } from './levels.ts';
+import { CONTEXT_DEPTH, encodeJson, normalize, safeClassName } from './normalize.ts';
+import { describeValue, messageOf } from '../debug/error-page/safe-json.ts';
 
 /**
  * One log record, Monolog-shaped. `context` is what the caller logged; every place that shows a record
@@ -16,9 +18,14 @@ export interface LogRecord {
 }
 
 /**
- * PSR-3 interpolation: `{key}` replaced by scalar context values, as Monolog's PsrLogMessageProcessor
- * (keys of `[A-Za-z0-9_.]`, left as they are when the value is missing or not a scalar); a secret-named
- * key's value is masked.
+ * PSR-3 interpolation as Monolog 2's PsrLogMessageProcessor does it (placeholderText says what each
+ * value becomes). Placeholders are keys of `[A-Za-z0-9_.]`, the characters PSR-3 allows; one whose
+ * key the context does not have (as an own field) or whose value is undefined, a symbol or a function
+ * is left as written.
+ *
+ * Whatever a placeholder prints is masked, wherever the message is shown (log stream, debug page,
+ * profile), so callers may pass the context as logged: a secret-named key's value is masked, strings
+ * are scrubbed, and an array's JSON has its secret-named fields masked at any depth.
  */
 export function interpolate(message: string, context: Record<string, unknown>): string {
   if (message.indexOf('{') < 0) return message;
@@ -29,8 +36,15 @@ export function interpolate(message: string, context: Record<string, unknown>): 
   let out = parts[0]!;
   for (let i = 1; i < parts.length; i += 2) {
     const key = parts[i]!;
-    const raw = context[key];
-    const value = placeholderText(masks ? (maskedField(key, raw) ?? raw) : raw);
+    let value: string | null;
+    try {
+      // Own fields only: `{constructor}` must not print what Object.prototype has under that name.
+      const raw = Object.hasOwn(context, key) ? context[key] : undefined;
+      value = placeholderText(masks ? (maskedField(key, raw) ?? raw) : raw);
+    } catch (error) {
+      // A getter or Proxy trap that throws costs its placeholder, not the record's line.
+      value = unreadable(error);
+    }
     out += (value === null ? `{${key}}` : value) + parts[i + 1]!;
   }
   return out;
@@ -93,19 +107,58 @@ function isKeyChar(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2e;
 }
 
-/** What a placeholder becomes, or null when it stays as written. */
+/**
+ * What a placeholder becomes, or null when it stays as written. As PsrLogMessageProcessor (2.x, which
+ * replaces with strtr): a string as it is (scrubbed), a number as PHP prints it, `true` as `1` and
+ * `false` and null as the empty string (PHP's string casts); an array, and a plain object (a PHP
+ * associative array), as `array` and its JSON (Monolog ≥ 2.2), normalized with the log stream's
+ * bounds so that a large one prints the same cut markers as the context; any other object as
+ * `[object Class]`.
+ *
+ * Two kinds of object print otherwise than in Monolog, which prints an object with `__toString` through it:
+ * - an error prints `Class: message`, the first part of PHP's Throwable::__toString (its location and
+ *   trace are the context's business);
+ * - a Date keeps the ISO string irms-web has always printed.
+ * Other objects' toString is not called: every JavaScript object inherits one from the built-ins, and
+ * some (a Buffer's) would print whole, unbounded, binary payloads.
+ */
 function placeholderText(v: unknown): string | null {
   switch (typeof v) {
     case 'string':
-      return v;
+      return scrubText(v);
     case 'number':
-    case 'boolean':
+      // PHP's string cast of a float: INF, -INF, NAN.
+      return Number.isFinite(v) ? String(v) : Number.isNaN(v) ? 'NAN' : v > 0 ? 'INF' : '-INF';
     case 'bigint':
       return String(v);
+    case 'boolean':
+      return v ? '1' : '';
     case 'object':
-      if (v === null) return '';
-      return v instanceof Date ? v.toISOString() : null;
+      return v === null ? '' : objectText(v);
     default:
       return null;
   }
+}
+
+function objectText(v: object): string {
+  try {
+    if (v instanceof Date) return Number.isNaN(v.getTime()) ? 'Invalid Date' : v.toISOString();
+    if (v instanceof Error) return scrubText(`${safeClassName(v)}: ${messageOf(v)}`);
+    const proto: unknown = Object.getPrototypeOf(v);
+    if (Array.isArray(v) || proto === Object.prototype || proto === null) return `array${encodeJson(normalize(v, 'json', CONTEXT_DEPTH + 1))}`;
+    return `[object ${constructorName(proto)}]`;
+  } catch (error) {
+    return unreadable(error);
+  }
+}
+
+/** What is printed in place of a value whose getter (or Proxy trap) threw, as the context shows it. */
+function unreadable(error: unknown): string {
+  return `[unreadable: ${error instanceof Error ? messageOf(error) : describeValue(error)}]`;
+}
+
+/** The class an object was made by (Monolog's Utils::getClass), `Object` when it has none to tell. */
+function constructorName(proto: unknown): string {
+  const ctor = proto !== null && typeof proto === 'object' ? (proto as { constructor?: unknown }).constructor : undefined;
+  return typeof ctor === 'function' && typeof ctor.name === 'string' && ctor.name !== '' ? ctor.name : 'Object';
 }

@@ -74,7 +74,10 @@ test('regression: the "Uncaught Exception" message gave a relative file path whi
   const [, file, line] = at;
   assert.equal(file, ROUTER_LISTENER);
   // The same place in the message, the context and the response header.
-  assert.ok(record.context.exception.startsWith(`[object] (NotFoundHttpException(code: 0): No route found for "GET http://localhost/robots.txt" at ${file}:${line})`), record.context.exception);
+  // LOG_FORMAT=json: JsonFormatter's exception object (CONTRACT §7).
+  assert.equal(record.context.exception.class, 'NotFoundHttpException');
+  assert.equal(record.context.exception.message, 'No route found for "GET http://localhost/robots.txt"');
+  assert.equal(record.context.exception.file, `${file}:${line}`);
   assert.equal(decodeURIComponent(response.headers.get('x-debug-exception-file')!), `${file}:${line}`);
 });
 
@@ -87,7 +90,13 @@ test('regression: the log context\'s exception string left out the previous exce
     const logged = lines.filter((l) => l.includes('Uncaught Exception'));
     assert.equal(logged.length, 2, lines.join('\n'));
     const contexts = logged.map((l) => (format === 'json' ? JSON.parse(l).context : JSON.parse(/ (\{"exception":.*\}) (?:\[\]|\{.*\})$/.exec(l)![1]!)));
-    const [badHost, notFound] = contexts.map((c) => String(c.exception).split('\n'));
+    // json: JsonFormatter's object, its `previous` chain read back as the line format's lines.
+    const chain = (e: any): string[] => {
+      const out: string[] = [];
+      for (let x = e; x && !Array.isArray(x); x = x.previous) out.push(`${out.length ? '[previous exception] ' : ''}[object] (${x.class}(code: ${x.code}): ${x.message} at ${x.file})`);
+      return out;
+    };
+    const [badHost, notFound] = contexts.map((c) => (format === 'json' ? chain(c.exception) : String(c.exception).split('\n')));
     assert.equal(badHost!.length, 2, badHost!.join('\n'));
     assert.match(badHost![0]!, /^\[object\] \(BadRequestHttpException\(code: 0\): Invalid Host "a b"\. at \/.+:\d+\)$/);
     assert.equal(badHost![1]!.replace(/:\d+\)$/, ':N)'), `[previous exception] [object] (SuspiciousOperationException(code: 0): Invalid Host "a b". at ${REQUEST}:N)`);

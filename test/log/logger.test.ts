@@ -7,6 +7,13 @@ import { NotFoundHttpException, ResourceNotFoundException } from '../../src/kern
 
 const extra = () => ({ url: '/x', http_method: 'GET', request_id: 'abc-1' });
 
+/** A line-format logger without extra fields, and the context JSON of its lines (`… msg {context} []`). */
+function lineLogger(): { logger: Logger; context: (i: number) => Record<string, any> } {
+  const lines: string[] = [];
+  const logger = new Logger(new LogStream((l) => lines.push(l), 'debug', 'line'), false, () => ({}));
+  return { logger, context: (i) => JSON.parse(/^\[[^\]]+\] \w+\.\w+: \S+ (.*) \[\]$/s.exec(lines[i]!)![1]!) };
+}
+
 test('json lines have Monolog\'s shape with url, http_method and request_id in extra', () => {
   const lines: string[] = [];
   const logger = new Logger(new LogStream((l) => lines.push(l), 'debug', 'json'), false, extra);
@@ -43,15 +50,13 @@ test('the per-request record buffer is bounded', () => {
   assert.equal(logger.droppedRecords, 10);
 });
 
-test('errors in context are written as Monolog [object] strings; cycles do not break', () => {
-  const lines: string[] = [];
-  const logger = new Logger(new LogStream((l) => lines.push(l), 'debug', 'json'), false, extra);
+test('errors in context are written as Monolog [object] strings in the line format; cycles do not break', () => {
+  const { logger, context } = lineLogger();
   const cyclic: Record<string, unknown> = { a: 1 };
   cyclic.self = cyclic;
   logger.error('request', 'boom', { exception: new NotFoundHttpException('nope'), cyclic });
-  const record = JSON.parse(lines[0]);
-  assert.match(record.context.exception, /^\[object\] \(NotFoundHttpException\(code: 0\): nope at .+:\d+\)$/);
-  assert.equal(record.context.cyclic.self, '[...]');
+  assert.match(context(0).exception, /^\[object\] \(NotFoundHttpException\(code: 0\): nope at .+:\d+\)$/);
+  assert.equal(context(0).cyclic.self, '[...]');
 });
 
 test('a failing sink never breaks the caller', () => {
@@ -59,8 +64,8 @@ test('a failing sink never breaks the caller', () => {
   assert.doesNotThrow(() => logger.critical('app', 'x'));
 });
 
-test('PSR-3 interpolation fills scalars only', () => {
-  assert.equal(interpolate('{a} {b} {c} {missing}', { a: 1, b: 'two', c: { no: 1 } }), '1 two {c} {missing}');
+test('PSR-3 interpolation fills what the context has; a missing key stays as written', () => {
+  assert.equal(interpolate('{a} {b} {c} {missing} {constructor}', { a: 1, b: 'two', c: { no: 1 } }), '1 two array{"no":1} {missing} {constructor}');
 });
 
 test('regression: query-string secrets were written to the log stream unmasked (extra.url), in line and json formats', () => {
@@ -92,12 +97,11 @@ test('a URL without query parameters is logged as it is, the extra fields passed
 });
 
 test('regression: previous exceptions were missing from the log context\'s exception string', () => {
-  const lines: string[] = [];
-  const logger = new Logger(new LogStream((l) => lines.push(l), 'debug', 'json'), false, extra);
+  const { logger, context } = lineLogger();
   const inner = new Error('disk gone');
   const middle = new ResourceNotFoundException('No routes found for "/x".', inner);
   logger.error('request', 'boom', { exception: new NotFoundHttpException('nope', middle) });
-  const parts = JSON.parse(lines[0]!).context.exception.split('\n');
+  const parts = context(0).exception.split('\n');
   assert.equal(parts.length, 3);
   assert.match(parts[0], /^\[object\] \(NotFoundHttpException\(code: 0\): nope at \/.+\/test\/log\/logger\.test\.ts:\d+\)$/);
   assert.match(parts[1], /^\[previous exception\] \[object\] \(ResourceNotFoundException\(code: 0\): No routes found for "\/x"\. at \/.+\/test\/log\/logger\.test\.ts:\d+\)$/);
@@ -105,8 +109,7 @@ test('regression: previous exceptions were missing from the log context\'s excep
 });
 
 test('the previous-exception chain in a log context is bounded and cycle-safe', () => {
-  const lines: string[] = [];
-  const logger = new Logger(new LogStream((l) => lines.push(l), 'debug', 'json'), false, extra);
+  const { logger, context: contextOf } = lineLogger();
   let deep: Error = new Error('e0');
   for (let i = 1; i <= 15; i++) deep = new Error(`e${i}`, { cause: deep });
   const a = new Error('a');
@@ -115,7 +118,7 @@ test('the previous-exception chain in a log context is bounded and cycle-safe', 
   const hostile = new Error('hostile');
   Object.defineProperty(hostile, 'cause', { get() { throw new Error('no'); } });
   logger.error('request', 'x', { deep, cyclic: b, hostile, plain: new Error('p', { cause: 'a string' }) });
-  const context = JSON.parse(lines[0]!).context;
+  const context = contextOf(0);
   const deepParts = context.deep.split('\n');
   assert.equal(deepParts.length, 1 + MAX_PREVIOUS_EXCEPTIONS + 1);
   assert.match(deepParts[MAX_PREVIOUS_EXCEPTIONS], /\(Error\(code: 0\): e5 at /);

@@ -89,8 +89,11 @@ describe('caches of repeated request data', () => {
       message.replace(/\{([A-Za-z0-9_.]+)\}/g, (whole, key: string) => {
         const v = context[key];
         if (v === null || v === undefined) return v === null ? '' : whole;
-        if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+        if (!Object.hasOwn(context, key)) return whole;
+        if (typeof v === 'boolean') return v ? '1' : '';
+        if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint') return String(v);
         if (v instanceof Date) return v.toISOString();
+        if (typeof v === 'object') return `array${JSON.stringify(v)}`;
         return whole;
       });
     const context = { a: 1, b: 'two', n: null, t: true, big: 10n, d: new Date(0), o: { x: 1 }, 'a.b': 'dot', $: 'dollar', '$&': 'x' };

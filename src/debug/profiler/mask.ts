@@ -115,7 +115,7 @@ export function maskedField(key: string, value: unknown): string | undefined {
 }
 
 /**
- * A log context (or an error's own properties) as the log stream and the debug page show it: values of
+ * A log context (or an error's own properties) as the debug page shows it (the log stream masks in its own walk, src/log/normalize.ts): values of
  * secret-named fields masked at any depth and strings scrubbed, as profiles have them (sanitize);
  * errors and dates are kept for the renderer to describe, other objects copied as plain ones, cycles
  * and shared values kept as such (each renderer marks cycles its own way). Bounded: depth 8, 200

@@ -1,0 +1,239 @@
+/**
+ * Monolog 2's NormalizerFormatter for the log stream: how a record's context and extra become JSON.
+ *
+ * - Bounds as Monolog's (`maxNormalizeItemCount` 1000, `maxNormalizeDepth` 9), and a cut is visible
+ *   with Monolog's own marker texts: a `"..."` key saying how many entries there were, a value saying
+ *   the depth was reached. A reader can always tell that a logged value is incomplete.
+ * - Masking happens in the same walk: the value of a secret-named field is `***` at any depth and
+ *   every string is scrubbed (the rules of src/debug/profiler/mask.ts), so the stream never shows a
+ *   secret and a context is copied once, not once to mask it and again to bound it.
+ * - An error is what each Monolog formatter makes of an exception: LineFormatter's
+ *   `[object] (Class(code: 0): msg at file:line)` string, JsonFormatter's `{class, message, code, file,
+ *   previous}` object.
+ *
+ * Only written records are normalized (LogStream filters by level first): nothing here runs for a
+ * record that LOG_LEVEL drops.
+ */
+import { throwSite } from '../debug/stack.ts';
+import { classNameOf, FrameworkError } from '../kernel/exceptions.ts';
+import { maskedField, scrubText } from '../debug/profiler/mask.ts';
+import { describeValue, messageOf } from '../debug/error-page/safe-json.ts';
+import { defineOwn } from '../security/mask.ts';
+
+/** Monolog's `maxNormalizeItemCount`: entries kept per array or object. */
+export const MAX_NORMALIZE_ITEMS = 1000;
+/** Monolog's `maxNormalizeDepth`. */
+export const MAX_NORMALIZE_DEPTH = 9;
+/**
+ * The depth of a record's context and extra. Monolog normalizes the whole record, the record itself at
+ * depth 0, so the context is at depth 1 and its fields at depth 2: a value nine levels down the
+ * record, eight below a context field, is the last one written.
+ */
+export const CONTEXT_DEPTH = 1;
+
+/** How many previous exceptions an exception in a context lists (Monolog aborts deeper chains too). */
+export const MAX_PREVIOUS_EXCEPTIONS = 10;
+
+/** How an exception in a context is written: LineFormatter's string or JsonFormatter's object. */
+export type ExceptionStyle = 'line' | 'json';
+
+const DEPTH_MARKER = `Over ${MAX_NORMALIZE_DEPTH} levels deep, aborting normalization`;
+
+function overItems(total: number): string {
+  return `Over ${MAX_NORMALIZE_ITEMS} items (${total} total), aborting normalization`;
+}
+
+/**
+ * `value` as Monolog's NormalizerFormatter leaves it for json_encode, masked and scrubbed.
+ *
+ * An object met a second time (a cycle, or one value shared by two fields) is written `[...]`: cycles
+ * are cut where Monolog would recurse to its depth bound, and a shared value is written once so that
+ * the work stays linear in the size of the context (a small DAG of shared arrays would otherwise
+ * expand to 1000^9 entries).
+ */
+export function normalize(value: unknown, style: ExceptionStyle, depth = CONTEXT_DEPTH, seen: Set<object> = new Set()): unknown {
+  if (depth > MAX_NORMALIZE_DEPTH) return DEPTH_MARKER;
+  switch (typeof value) {
+    case 'string':
+      return scrubText(value);
+    case 'bigint':
+      return value.toString();
+    case 'function':
+      return '[function]';
+    case 'object':
+      break;
+    default:
+      return value;
+  }
+  if (value === null) return null;
+  if (value instanceof Error) return style === 'json' ? exceptionObject(value) : describeError(value);
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
+  if (seen.has(value)) return '[...]';
+  seen.add(value);
+  try {
+    return Array.isArray(value) ? normalizeItems(value, style, depth, seen) : normalizeFields(value, style, depth, seen);
+  } catch (error) {
+    return unreadable(error);
+  }
+}
+
+/**
+ * An array's items. Cut, it carries Monolog's `"..."` key after the first 1000 items: in PHP the array
+ * is then no list and json_encode writes it as an object (`{"0":…,"999":…,"...":"Over 1000 items (5000
+ * total), aborting normalization"}`), and so does this.
+ */
+function normalizeItems(items: readonly unknown[], style: ExceptionStyle, depth: number, seen: Set<object>): unknown {
+  const total = items.length;
+  if (total <= MAX_NORMALIZE_ITEMS) {
+    const out: unknown[] = new Array(total);
+    for (let i = 0; i < total; i++) out[i] = normalize(items[i], style, depth + 1, seen);
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < MAX_NORMALIZE_ITEMS; i++) out[i] = normalize(items[i], style, depth + 1, seen);
+  out['...'] = overItems(total);
+  return out;
+}
+
+/** An object's own enumerable fields, secret-named ones masked, then Monolog's `"..."` key when cut. */
+function normalizeFields(object: object, style: ExceptionStyle, depth: number, seen: Set<object>): Record<string, unknown> {
+  const keys = Object.keys(object);
+  const out: Record<string, unknown> = {};
+  const n = Math.min(keys.length, MAX_NORMALIZE_ITEMS);
+  for (let i = 0; i < n; i++) {
+    const key = keys[i]!;
+    let v: unknown;
+    try {
+      v = (object as Record<string, unknown>)[key];
+    } catch (error) {
+      defineOwn(out, key, unreadable(error));
+      continue;
+    }
+    defineOwn(out, key, maskedField(key, v) ?? normalize(v, style, depth + 1, seen));
+  }
+  if (keys.length > MAX_NORMALIZE_ITEMS) defineOwn(out, '...', overItems(keys.length));
+  return out;
+}
+
+/** What is written in place of a value whose getter (or Proxy trap) threw. */
+function unreadable(error: unknown): string {
+  return `[unreadable: ${error instanceof Error ? messageOf(error) : describeValue(error)}]`;
+}
+
+/**
+ * LineFormatter's normalizeException: `[object] (Class(code: 0): message at file:line)`, then one
+ * `\n[previous exception] [object] (…)` per previous exception (`previous`, or `cause` for other
+ * errors), innermost last — symfony-reference §5.1. The file is the source-mapped absolute path.
+ * Bounded (MAX_PREVIOUS_EXCEPTIONS, then Monolog's "Over N levels deep" line) and cycle-safe.
+ */
+export function describeError(error: Error): string {
+  let out = describeOne(error);
+  const seen = new Set<unknown>([error]);
+  let current: unknown = previousOf(error);
+  for (let depth = 1; current instanceof Error && !seen.has(current); depth++) {
+    if (depth > MAX_PREVIOUS_EXCEPTIONS) {
+      out += `\n[previous exception] Over ${MAX_PREVIOUS_EXCEPTIONS} levels deep, aborting normalization`;
+      break;
+    }
+    seen.add(current);
+    out += `\n[previous exception] ${describeOne(current)}`;
+    current = previousOf(current);
+  }
+  return out;
+}
+
+/** One exception as LineFormatter's formatException prints it. */
+function describeOne(error: Error): string {
+  try {
+    const site = throwSite(error);
+    return `[object] (${classNameOf(error)}(code: 0): ${error.message}${site ? ` at ${site.file}:${site.line}` : ''})`;
+  } catch {
+    return `[object] (${safeClassName(error)})`;
+  }
+}
+
+/** One exception as JsonFormatter writes it (NormalizerFormatter::normalizeException, no trace). */
+interface ExceptionJson {
+  class: string;
+  message: string;
+  code: number;
+  file: string;
+  previous?: ExceptionJson | [string];
+}
+
+/**
+ * JsonFormatter's normalizeException: `{class, message, code, file: "path:line"}`, and `previous`
+ * holding the previous exception the same way. There is no `trace`: JsonFormatter leaves it out
+ * unless `includeStacktraces` is set, and Symfony does not set it. The chain has the line format's
+ * bound (MAX_PREVIOUS_EXCEPTIONS, then `"previous": ["Over N levels deep, aborting normalization"]`, the
+ * array Monolog writes there), so both formats list the same exceptions; a cycle ends the chain, as
+ * in the line format.
+ *
+ * `code` is 0 as in the line format's `(code: 0)`: a JavaScript error has no integer code (Node's are
+ * strings such as `ENOENT`, which PHP's `(int)` cast would make 0 too).
+ */
+function exceptionObject(error: Error): ExceptionJson {
+  const out = exceptionFields(error);
+  const seen = new Set<unknown>([error]);
+  let last = out;
+  let current: unknown = previousOf(error);
+  for (let depth = 1; current instanceof Error && !seen.has(current); depth++) {
+    if (depth > MAX_PREVIOUS_EXCEPTIONS) {
+      last.previous = [`Over ${MAX_PREVIOUS_EXCEPTIONS} levels deep, aborting normalization`];
+      break;
+    }
+    seen.add(current);
+    const next = exceptionFields(current);
+    last.previous = next;
+    last = next;
+    current = previousOf(current);
+  }
+  return out;
+}
+
+function exceptionFields(error: Error): ExceptionJson {
+  let file = '';
+  try {
+    const site = throwSite(error);
+    if (site) file = `${site.file}:${site.line}`;
+  } catch {
+    // no location: the key stays, empty, so that every exception object has the same fields
+  }
+  return { class: safeClassName(error), message: messageOf(error), code: 0, file };
+}
+
+/** classNameOf, for an error whose `name` or `className` getter may throw. */
+export function safeClassName(error: Error): string {
+  try {
+    return classNameOf(error);
+  } catch {
+    return 'Error';
+  }
+}
+
+/** The exception an error wraps: a framework error's `previous`, any other error's `cause`; a hostile getter ends the chain. */
+function previousOf(error: Error): unknown {
+  try {
+    return error instanceof FrameworkError ? error.previous : (error as { cause?: unknown }).cause;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * JSON as Monolog's Utils::jsonEncode writes it. Its flags (unescaped slashes and unicode) are what
+ * JSON.stringify does, except that PHP, without JSON_UNESCAPED_LINE_TERMINATORS, writes U+2028 and
+ * U+2029 as `\u2028` and `\u2029`: a viewer that takes them for line breaks still sees one record per line.
+ */
+export function encodeJson(value: unknown): string {
+  const json = JSON.stringify(value);
+  if (json === undefined) return 'null';
+  // Two scans that find nothing (nearly always) cost a third of one regular-expression replace.
+  return json.includes('\u2028') || json.includes('\u2029') ? json.replace(LINE_TERMINATORS, escapeLineTerminator) : json;
+}
+
+const LINE_TERMINATORS = /[\u2028\u2029]/g;
+
+function escapeLineTerminator(c: string): string {
+  return c === '\u2028' ? '\\u2028' : '\\u2029';
+}
