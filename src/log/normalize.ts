@@ -17,7 +17,7 @@
 import { throwSite } from '../debug/stack.ts';
 import { classNameOf, FrameworkError } from '../kernel/exceptions.ts';
 import { maskedField, scrubText } from '../debug/profiler/mask.ts';
-import { describeValue, messageOf } from '../debug/error-page/safe-json.ts';
+import { messageOf, unreadableText } from '../debug/error-page/safe-json.ts';
 import { defineOwn } from '../security/mask.ts';
 
 /** Monolog's `maxNormalizeItemCount`: entries kept per array or object. */
@@ -73,7 +73,7 @@ export function normalize(value: unknown, style: ExceptionStyle, depth = CONTEXT
   try {
     return Array.isArray(value) ? normalizeItems(value, style, depth, seen) : normalizeFields(value, style, depth, seen);
   } catch (error) {
-    return unreadable(error);
+    return unreadableText(error);
   }
 }
 
@@ -106,18 +106,13 @@ function normalizeFields(object: object, style: ExceptionStyle, depth: number, s
     try {
       v = (object as Record<string, unknown>)[key];
     } catch (error) {
-      defineOwn(out, key, unreadable(error));
+      defineOwn(out, key, unreadableText(error));
       continue;
     }
     defineOwn(out, key, maskedField(key, v) ?? normalize(v, style, depth + 1, seen));
   }
   if (keys.length > MAX_NORMALIZE_ITEMS) defineOwn(out, '...', overItems(keys.length));
   return out;
-}
-
-/** What is written in place of a value whose getter (or Proxy trap) threw. */
-function unreadable(error: unknown): string {
-  return `[unreadable: ${error instanceof Error ? messageOf(error) : describeValue(error)}]`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { isSecretName, maskedField, scrubText } from '../debug/profiler/mask.ts';
 import type { LevelName } from './levels.ts';
 import { CONTEXT_DEPTH, encodeJson, normalize, safeClassName } from './normalize.ts';
-import { describeValue, messageOf } from '../debug/error-page/safe-json.ts';
+import { messageOf, unreadableText } from '../debug/error-page/safe-json.ts';
 
 /**
  * One log record, Monolog-shaped. `context` is what the caller logged; every place that shows a record
@@ -43,7 +43,7 @@ export function interpolate(message: string, context: Record<string, unknown>): 
       value = placeholderText(masks ? (maskedField(key, raw) ?? raw) : raw);
     } catch (error) {
       // A getter or Proxy trap that throws costs its placeholder, not the record's line.
-      value = unreadable(error);
+      value = unreadableText(error);
     }
     out += (value === null ? `{${key}}` : value) + parts[i + 1]!;
   }
@@ -148,13 +148,8 @@ function objectText(v: object): string {
     if (Array.isArray(v) || proto === Object.prototype || proto === null) return `array${encodeJson(normalize(v, 'json', CONTEXT_DEPTH + 1))}`;
     return `[object ${constructorName(proto)}]`;
   } catch (error) {
-    return unreadable(error);
+    return unreadableText(error);
   }
-}
-
-/** What is printed in place of a value whose getter (or Proxy trap) threw, as the context shows it. */
-function unreadable(error: unknown): string {
-  return `[unreadable: ${error instanceof Error ? messageOf(error) : describeValue(error)}]`;
 }
 
 /** The class an object was made by (Monolog's Utils::getClass), `Object` when it has none to tell. */

@@ -6,13 +6,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, SHOTS, watchPage } from '../support/browser.ts';
+import { openBrowserSession, SHOTS, watchPage, type BrowserSession } from '../support/browser.ts';
 import { createApp, listener } from '../../src/index.ts';
-import { serve, type NodeServer } from '../../src/runtime/node.ts';
 
 
 describe('debug error page in headless Chromium', { timeout: 60_000 }, () => {
-  let server: NodeServer;
+  let session: BrowserSession | undefined;
   let browser: Browser;
   let origin: string;
 
@@ -47,14 +46,12 @@ describe('debug error page in headless Chromium', { timeout: 60_000 }, () => {
         },
       ],
     });
-    server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false });
-    origin = `http://127.0.0.1:${server.port}`;
-    browser = await launchChromium();
+    session = await openBrowserSession(app);
+    ({ origin, browser } = session);
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close(1000);
+    await session?.close();
   });
 
   /** Console errors and page errors, except the expected 404/500 of the page itself. */

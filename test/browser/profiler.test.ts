@@ -7,15 +7,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, SHOTS, watchPage } from '../support/browser.ts';
+import { openBrowserSession, SHOTS, watchPage, type BrowserSession } from '../support/browser.ts';
 import { HttpResponse, listener } from '../../src/index.ts';
-import { serve, type NodeServer } from '../../src/runtime/node.ts';
 import { PANELS } from '../../src/debug/profiler/views/layout.ts';
 import { profiledApp } from '../profiler/support.ts';
 
 
 describe('profiler and toolbar in headless Chromium', { timeout: 90_000 }, () => {
-  let server: NodeServer;
+  let session: BrowserSession | undefined;
   let browser: Browser;
   let origin: string;
 
@@ -67,14 +66,12 @@ describe('profiler and toolbar in headless Chromium', { timeout: 90_000 }, () =>
         },
       ],
     });
-    server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false });
-    origin = `http://127.0.0.1:${server.port}`;
-    browser = await launchChromium();
+    session = await openBrowserSession(app);
+    ({ origin, browser } = session);
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close(1000);
+    await session?.close();
   });
 
   function watch(page: Page): string[] {

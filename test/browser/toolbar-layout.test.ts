@@ -7,9 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { launchChromium, SHOTS, watchPage } from '../support/browser.ts';
+import { launchChromium, openBrowserSession, SHOTS, watchPage, type BrowserSession } from '../support/browser.ts';
 import { HttpResponse } from '../../src/index.ts';
-import { serve, type NodeServer } from '../../src/runtime/node.ts';
 import { profiledApp } from '../profiler/support.ts';
 
 const TALL = `<!DOCTYPE html><html><head><title>Tall</title></head><body style="margin:0">
@@ -17,7 +16,7 @@ const TALL = `<!DOCTYPE html><html><head><title>Tall</title></head><body style="
 </body></html>`;
 
 describe('toolbar layout and profiler favicon in headless Chromium', { timeout: 90_000 }, () => {
-  let server: NodeServer;
+  let session: BrowserSession | undefined;
   let browser: Browser;
   let origin: string;
 
@@ -37,14 +36,12 @@ describe('toolbar layout and profiler favicon in headless Chromium', { timeout: 
         },
       ],
     });
-    server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false });
-    origin = `http://127.0.0.1:${server.port}`;
-    browser = await launchChromium();
+    session = await openBrowserSession(app);
+    ({ origin, browser } = session);
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close(1000);
+    await session?.close();
   });
 
   test('regression: the page scrolls past the fixed toolbar (clearer), and the clearer collapses when the toolbar is hidden', async () => {

@@ -1,78 +1,19 @@
 /**
- * File store robustness (audit 5, F1–F6): the write queue is bounded and indexed in batches, a lock
+ * File store robustness: the write queue is bounded and indexed in batches, a lock
  * that cannot be removed does not spin, planted symlinks are not written through, a directory that is
  * a file or vanishes or fills up fails soft, and failed writes leave nothing behind.
  */
 import assert from 'node:assert/strict';
 import * as realFs from 'node:fs/promises';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createProfileStore, FileProfileStore } from '../../src/debug/profiler/storage.ts';
 import * as fileStore from '../../src/debug/profiler/storage/file-store.ts';
-import type { Profile } from '../../src/debug/profiler/profile.ts';
-import { ORIGIN } from './support.ts';
+import { fakeProfile, tempDir, removeTempDirs } from './support.ts';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'irms-fstore-'));
-  dirs.push(dir);
-  return dir;
-}
-after(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+after(removeTempDirs);
 
-function fakeProfile(token: string): Profile {
-  const time = Date.now();
-  return {
-    token,
-    parent: null,
-    children: [],
-    time: Math.floor(time / 1000),
-    datetime: new Date(time).toISOString(),
-    ip: '127.0.0.1',
-    method: 'GET',
-    url: `${ORIGIN}/x`,
-    status: 200,
-    statusText: 'OK',
-    route: null,
-    controller: null,
-    durationMs: 1,
-    totalMs: 1,
-    memory: null,
-    request: {
-      pathInfo: '/x',
-      realMethod: 'GET',
-      scheme: 'http',
-      host: '127.0.0.1:8000',
-      locale: null,
-      format: null,
-      isXmlHttpRequest: false,
-      query: {},
-      body: {},
-      attributes: {},
-      headers: {},
-      cookies: [],
-      contentType: '',
-      content: null,
-      contentLength: 0,
-      contentTruncated: false,
-    },
-    response: { headers: {}, cookies: [], contentType: null },
-    session: null,
-    security: { token: null, memberId: null, firewall: null, authenticated: false },
-    routing: { route: null, params: {}, controller: null, redirect: null },
-    events: [],
-    notCalledListeners: [],
-    logs: [],
-    droppedLogs: 0,
-    exception: null,
-    collectors: {},
-    truncated: [],
-  };
-}
 
 /** The store's `node:fs/promises`, replaced (the store loads it on first use). */
 function useFs(store: FileProfileStore, fs: Partial<typeof realFs>): void {

@@ -3,75 +3,15 @@
  * eviction ("not found" afterwards), and tokens that can never name another file.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { FileProfileStore, MAX_RESERVATIONS, MemoryProfileStore, parseProfilerDsn } from '../../src/debug/profiler/storage.ts';
 import type { Profile } from '../../src/debug/profiler/profile.ts';
-import { fixtureRoutes, get, ORIGIN, profiledApp, tick } from './support.ts';
+import { fakeProfile, fixtureRoutes, get, ORIGIN, profiledApp, tempDir, removeTempDirs, tick } from './support.ts';
 
-const dirs: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'irms-profiler-'));
-  dirs.push(dir);
-  return dir;
-}
-after(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+after(removeTempDirs);
 
-/** A complete profile (the file store reads back only what has a profile's shape). */
-function fakeProfile(token: string, extra: Partial<Profile> = {}): Profile {
-  const time = Date.now();
-  return {
-    token,
-    parent: null,
-    children: [],
-    time: Math.floor(time / 1000),
-    datetime: new Date(time).toISOString(),
-    ip: '127.0.0.1',
-    method: 'GET',
-    url: `${ORIGIN}/x`,
-    status: 200,
-    statusText: 'OK',
-    route: null,
-    controller: null,
-    durationMs: 1,
-    totalMs: 1,
-    memory: null,
-    request: {
-      pathInfo: '/x',
-      realMethod: 'GET',
-      scheme: 'http',
-      host: '127.0.0.1:8000',
-      locale: null,
-      format: null,
-      isXmlHttpRequest: false,
-      query: {},
-      body: {},
-      attributes: {},
-      headers: {},
-      cookies: [],
-      contentType: '',
-      content: null,
-      contentLength: 0,
-      contentTruncated: false,
-    },
-    response: { headers: {}, cookies: [], contentType: null },
-    session: null,
-    security: { token: null, memberId: null, firewall: null, authenticated: false },
-    routing: { route: null, params: {}, controller: null, redirect: null },
-    events: [],
-    notCalledListeners: [],
-    logs: [],
-    droppedLogs: 0,
-    exception: null,
-    collectors: {},
-    truncated: [],
-    ...extra,
-  };
-}
 
 async function fill(store: MemoryProfileStore | FileProfileStore, n: number, extra: Partial<Profile> = {}): Promise<string[]> {
   const tokens: string[] = [];

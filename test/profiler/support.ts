@@ -3,6 +3,9 @@
  * hooks. The hook table (src/app/listeners.ts) places them; should it not (yet), they are registered
  * here through `listeners` at Symfony's positions, so these tests exercise the listeners either way.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createApp, type App, type AppOptions, type ListenerRegistration } from '../../src/index.ts';
 import type { AppServices } from '../../src/app/services.ts';
 import { ProfilerListener } from '../../src/debug/profiler/profiler-listener.ts';
@@ -154,4 +157,71 @@ export function fixtureRoutes(): RouteDefinition[] {
       },
     },
   ];
+}
+
+const dirs: string[] = [];
+/** A fresh temporary directory; a test file that makes some calls `after(removeTempDirs)`. */
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'irms-profiler-'));
+  dirs.push(dir);
+  return dir;
+}
+/**
+ * Removes the directories tempDir made. Not registered here: this module is also imported by child
+ * processes (fixtures), where a node:test hook would start the test runner and print to their stdout.
+ */
+export function removeTempDirs(): void {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** A complete profile (the file store reads back only what has a profile's shape). */
+export function fakeProfile(token: string, extra: Partial<Profile> = {}): Profile {
+  const time = Date.now();
+  return {
+    token,
+    parent: null,
+    children: [],
+    time: Math.floor(time / 1000),
+    datetime: new Date(time).toISOString(),
+    ip: '127.0.0.1',
+    method: 'GET',
+    url: `${ORIGIN}/x`,
+    status: 200,
+    statusText: 'OK',
+    route: null,
+    controller: null,
+    durationMs: 1,
+    totalMs: 1,
+    memory: null,
+    request: {
+      pathInfo: '/x',
+      realMethod: 'GET',
+      scheme: 'http',
+      host: '127.0.0.1:8000',
+      locale: null,
+      format: null,
+      isXmlHttpRequest: false,
+      query: {},
+      body: {},
+      attributes: {},
+      headers: {},
+      cookies: [],
+      contentType: '',
+      content: null,
+      contentLength: 0,
+      contentTruncated: false,
+    },
+    response: { headers: {}, cookies: [], contentType: null },
+    session: null,
+    security: { token: null, memberId: null, firewall: null, authenticated: false },
+    routing: { route: null, params: {}, controller: null, redirect: null },
+    events: [],
+    notCalledListeners: [],
+    logs: [],
+    droppedLogs: 0,
+    exception: null,
+    collectors: {},
+    truncated: [],
+    ...extra,
+  };
 }

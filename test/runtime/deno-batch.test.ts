@@ -3,9 +3,10 @@
 // (its scheduler runs on Node too); the last test runs a real Deno server under concurrent load.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { denoServeHandler } from '../../src/runtime/deno-batch.ts';
 import { keepAliveClient } from '../support/keep-alive.ts';
+import { startDenoFixture } from '../support/deno-fixture.ts';
 
 /** Resolves after every callback already queued for the current turn's check phase. */
 const endOfTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -119,21 +120,9 @@ describe('deno adapter: batching on a real Deno server', { timeout: 60_000 }, ()
   after(() => void child?.kill('SIGKILL'));
 
   test('under concurrent keep-alive load Deno batches, and every client gets its own answer', async () => {
-    child = spawn('node_modules/.bin/deno', ['run', '--allow-net', '--allow-env', '--allow-read', '--no-prompt', 'test/runtime/fixtures/deno-batch-server.mjs'], {
-      env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    const port = await new Promise<number>((resolve, reject) => {
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        const m = /READY (\d+)/.exec(output);
-        if (m) resolve(Number(m[1]));
-      };
-      child!.stdout!.on('data', onData);
-      child!.stderr!.on('data', onData);
-      child!.on('exit', (code) => reject(new Error(`deno exited early (${code}):\n${output}`)));
-    });
+    const fixture = await startDenoFixture('test/runtime/fixtures/deno-batch-server.mjs');
+    child = fixture.child;
+    const port = fixture.port;
     const client = keepAliveClient(port);
     const ask = (path: string) => client.get(path);
     let batched = 0;

@@ -1,28 +1,17 @@
 // HEAD on a real Deno server: the same headers as GET (CONTRACT §9), streamed and fixed bodies.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { startDenoFixture } from '../support/deno-fixture.ts';
 import { rawHttp } from '../support/raw-http.ts';
 
 let child: ChildProcess | undefined;
 after(() => void child?.kill('SIGKILL'));
 
 async function start(): Promise<number> {
-  child = spawn('node_modules/.bin/deno', ['run', '--allow-net', '--allow-env', '--allow-read', '--no-prompt', 'test/runtime/fixtures/deno-stream-server.mjs'], {
-    env: { ...process.env, DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise<number>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const m = /READY (\d+)/.exec(output);
-      if (m) resolve(Number(m[1]));
-    };
-    child!.stdout!.on('data', onData);
-    child!.stderr!.on('data', onData);
-    child!.on('exit', (code) => reject(new Error(`deno exited early (${code}):\n${output}`)));
-  });
+  const fixture = await startDenoFixture('test/runtime/fixtures/deno-stream-server.mjs');
+  child = fixture.child;
+  return fixture.port;
 }
 
 test('regression: on Deno, HEAD of a streamed response declared Content-Length: 0 where GET is chunked', { timeout: 60_000 }, async () => {

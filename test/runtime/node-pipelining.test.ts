@@ -1,101 +1,12 @@
 // The Node host (src/runtime/node.ts) with pipelined requests and at shutdown, over raw sockets:
-// how many pipelined requests are computed ahead of a client that does not read (audit F4), which
-// answers a shutdown still sends (F5), and shutdown deadlines beyond setTimeout's range (F7).
-// Helpers are copied from node.test.ts (test files do not import one another).
-import { test, describe, after } from 'node:test';
+// how many pipelined requests are computed ahead of a client that does not read, which answers a
+// shutdown still sends, and shutdown deadlines beyond setTimeout's range.
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import net from 'node:net';
-import { serve, type NodeApp, type NodeServer, type NodeResponse } from '../../src/runtime/node.ts';
+import { serve } from '../../src/runtime/node.ts';
 import { HttpResponse } from '../../src/http/response.ts';
-import type { RequestSource } from '../../src/http/source.ts';
-
-type Handler = (source: RequestSource) => NodeResponse | Promise<NodeResponse>;
-
-interface Stub {
-  app: NodeApp;
-  seen: RequestSource[];
-  logs: string[];
-  terminated: string[];
-}
-
-/**
- * A tiny app: `handler` computes the response; requests, log lines and terminate calls are recorded.
- * `sync`: `handle` answers without a promise when the handler does (as the kernel does for
- * synchronous listeners and controllers).
- */
-function stubApp(handler: Handler, sync = false): Stub {
-  const stub: Stub = {
-    seen: [],
-    logs: [],
-    terminated: [],
-    app: {
-      config: {},
-      handle(source) {
-        stub.seen.push(source);
-        const handled = (response: NodeResponse) => ({ response, terminate: () => void stub.terminated.push(source.target) });
-        const response = handler(source);
-        if (sync && !(response instanceof Promise)) return handled(response);
-        return Promise.resolve(response).then(handled);
-      },
-      log(_level, message) {
-        stub.logs.push(message);
-      },
-    },
-  };
-  return stub;
-}
-
-const servers: NodeServer[] = [];
-after(async () => {
-  await Promise.all(servers.map((s) => s.close(100)));
-});
-
-async function start(handler: Handler, options: Parameters<typeof serve>[1] = {}, sync = false): Promise<Stub & { server: NodeServer }> {
-  const stub = stubApp(handler, sync);
-  const server = await serve(stub.app, { port: 0, hostname: '127.0.0.1', handleSignals: false, ...options });
-  servers.push(server);
-  return { ...stub, server };
-}
-
-function get(port: number, path: string, init: http.RequestOptions = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, agent: false, ...init }, (res) => {
-      let body = '';
-      res.setEncoding('latin1');
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      res.on('error', reject);
-    });
-    req.setTimeout(3000, () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
-  let resolve!: (v: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms))),
-  ]);
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(condition: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+import { deferred, get, sleep, start, stubApp, waitFor, within, type Handler } from '../support/node-host.ts';
 
 /** A connected raw socket that records everything it receives (as Buffers) and when it closes. */
 async function connect(port: number) {

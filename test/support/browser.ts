@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import { serve, type NodeApp } from '../../src/runtime/node.ts';
 
 /** Debian's Chromium (installed by .ci/run); playwright-core never downloads a browser. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -15,6 +16,31 @@ export async function launchChromium(): Promise<Browser> {
   }
   mkdirSync(SHOTS, { recursive: true });
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 20_000 });
+}
+
+/** What a browser test file opens before its tests: the app on a free port, and Chromium. */
+export interface BrowserSession {
+  readonly origin: string;
+  readonly browser: Browser;
+  close(): Promise<void>;
+}
+
+export async function openBrowserSession(app: NodeApp): Promise<BrowserSession> {
+  const server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false });
+  try {
+    const browser = await launchChromium();
+    return {
+      origin: `http://127.0.0.1:${server.port}`,
+      browser,
+      async close() {
+        await browser.close();
+        await server.close(1000);
+      },
+    };
+  } catch (error) {
+    await server.close(1000);
+    throw error;
+  }
 }
 
 /**

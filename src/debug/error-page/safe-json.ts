@@ -160,3 +160,8 @@ export function prettyJson(value: unknown, maxChars = 20_000, options?: SafeJson
   }
   return text.length > maxChars ? `${text.slice(0, maxChars)}\n… (truncated, ${text.length - maxChars} more characters)` : text;
 }
+
+/** What is shown in place of a value whose getter (or Proxy trap) threw: logs, profiles and the debug page alike. */
+export function unreadableText(error: unknown): string {
+  return `[unreadable: ${error instanceof Error ? messageOf(error) : describeValue(error)}]`;
+}

@@ -16,7 +16,7 @@ import { defineOwn, isMaskedValue, isSecretKey, MASK, maskToken as sharedMaskTok
 import { HTTP_TOKEN } from '../../http/cookies.ts';
 import { safeDecode } from '../../http/url-encode.ts';
 import { sameJson } from './profile-json.ts';
-import { describeValue, messageOf } from '../error-page/safe-json.ts';
+import { messageOf, unreadableText } from '../error-page/safe-json.ts';
 
 export { MASK };
 
@@ -175,20 +175,15 @@ function maskCopy(value: unknown, depth: number, copies: Map<object, unknown>): 
       try {
         v = (value as Record<string, unknown>)[key];
       } catch (error) {
-        defineOwn(out, key, unreadable(error));
+        defineOwn(out, key, unreadableText(error));
         continue;
       }
       defineOwn(out, key, maskedField(key, v) ?? maskCopy(v, depth + 1, copies));
     }
     return out;
   } catch (error) {
-    return unreadable(error);
+    return unreadableText(error);
   }
-}
-
-/** What is shown in place of a value whose getter threw. */
-function unreadable(error: unknown): string {
-  return `[unreadable: ${error instanceof Error ? messageOf(error) : describeValue(error)}]`;
 }
 
 /**
