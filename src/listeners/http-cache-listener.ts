@@ -52,7 +52,14 @@ export class HttpCacheListener {
       const options = request.attributes.get('_cache') as CacheOptions | undefined;
       if (!options || (options.etag === undefined && options.lastModified === undefined)) return;
       const etag = options.etag === undefined ? undefined : evaluate(options.etag, request);
-      const lastModified = options.lastModified === undefined ? undefined : evaluate(options.lastModified, request);
+      let lastModified: unknown;
+      try {
+        lastModified = options.lastModified === undefined ? undefined : evaluate(options.lastModified, request);
+      } catch (error) {
+        // The request ends with this error; an etag still being computed must not reject unheard.
+        if (isPromise(etag)) etag.catch(() => {});
+        throw error;
+      }
       if (isPromise(etag) || isPromise(lastModified)) {
         return Promise.all([etag, lastModified]).then(([e, l]) => validate(event, e as string | undefined, l as Date | string | number | undefined));
       }
@@ -71,7 +78,12 @@ export class HttpCacheListener {
     const current = headers.get('cache-control');
     const directives: Directives = current === null || request.attributes.get(DEFAULT_CACHE_CONTROL) === true ? new Map() : parseCacheControl(current);
 
-    setIfAbsent(directives, 's-maxage', options.sMaxAge);
+    // Response::setSharedMaxAge, which Sensio calls: a shared max-age makes the response public (so a
+    // response that used the session then gets max-age=0, not the shared age, from the SessionListener).
+    if (setIfAbsent(directives, 's-maxage', options.sMaxAge)) {
+      directives.delete('private');
+      directives.set('public', true);
+    }
     if (options.mustRevalidate) directives.set('must-revalidate', true);
     setIfAbsent(directives, 'max-age', options.maxAge);
     setIfAbsent(directives, 'max-stale', options.maxStale);
@@ -113,10 +125,13 @@ function evaluate<T>(value: Computed<T>, request: KernelRequest): T | Promise<T>
   return typeof value === 'function' ? (value as (r: KernelRequest) => T | Promise<T>)(request) : value;
 }
 
-function setIfAbsent(directives: Directives, name: string, value: number | undefined): void {
-  if (value === undefined || directives.has(name)) return;
+/** Sets the directive unless the response has it; true when it was set. */
+function setIfAbsent(directives: Directives, name: string, value: number | undefined): boolean {
+  if (value === undefined || directives.has(name)) return false;
   const seconds = Math.max(0, Math.floor(Number(value)));
-  if (Number.isFinite(seconds)) directives.set(name, String(seconds));
+  if (!Number.isFinite(seconds)) return false;
+  directives.set(name, String(seconds));
+  return true;
 }
 
 /** `"x"` for `x`; already quoted or weak tags are kept. */

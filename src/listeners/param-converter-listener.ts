@@ -31,9 +31,16 @@ export class ParamConverterListener {
       const converters = request.attributes.get('_converters') as Record<string, ConverterSpec> | undefined;
       if (!converters || typeof converters !== 'object') return;
       let pending: Promise<void>[] | null = null;
-      for (const name of Object.keys(converters)) {
-        const result = convert(request, name, converters[name]);
-        if (result) (pending ??= []).push(result);
+      try {
+        for (const name of Object.keys(converters)) {
+          const result = convert(request, name, converters[name]);
+          if (result) (pending ??= []).push(result);
+        }
+      } catch (error) {
+        // The request ends with this error; conversions already under way must not reject unheard
+        // (an unhandled rejection ends a Node process).
+        if (pending) for (const p of pending) p.catch(() => {});
+        throw error;
       }
       if (pending) return Promise.all(pending).then(() => undefined);
     }),

@@ -76,11 +76,11 @@ test('cache option: ETag → 304 Not Modified without running the controller', a
   assert.equal((await send(app, '/etag', { method: 'HEAD', headers: { 'if-none-match': '"v1"' } })).status, 304);
 });
 
-test('cache option: Last-Modified (async) → 304 for If-Modified-Since; s-maxage needs no private', async () => {
+test('cache option: Last-Modified (async) → 304 for If-Modified-Since; s-maxage makes the response public (setSharedMaxAge)', async () => {
   const { app } = setup();
   const fresh = await send(app, '/last-modified');
   assert.equal(fresh.headers.get('last-modified'), MODIFIED.toUTCString());
-  assert.equal(fresh.headers.get('cache-control'), 's-maxage=300');
+  assert.equal(fresh.headers.get('cache-control'), 'public, s-maxage=300');
   assert.equal((await send(app, '/last-modified', { headers: { 'if-modified-since': MODIFIED.toUTCString() } })).status, 304);
   assert.equal((await send(app, '/last-modified', { headers: { 'if-modified-since': new Date(MODIFIED.getTime() - 1000).toUTCString() } })).status, 200);
   const priv = await send(app, '/private');
@@ -165,4 +165,50 @@ test('isGranted option: roles of the member; 403 without the role, 401 when anon
 test('ControllerListener copies the route options into request attributes', async () => {
   const { app } = setup();
   assert.deepEqual(await (await send(app, '/annotated')).json(), { cache: { maxAge: 5 }, isGranted: 'PUBLIC_ACCESS', stateless: true });
+});
+
+test('regression: a session-using response with the cache option sMaxAge stayed browser-cacheable for the shared age (s-maxage did not make it public, so the session took it as max-age)', async () => {
+  const { app } = testApp({
+    routes: [
+      {
+        name: 'shared',
+        path: '/shared',
+        controller: (request) => {
+          request.getSession().set('seen', true);
+          return HttpResponse.text('personal');
+        },
+        options: { cache: { sMaxAge: 600 } },
+      },
+    ],
+  });
+  const r = await send(app, '/shared');
+  assert.equal(r.headers.get('cache-control'), 'max-age=0, must-revalidate, private, s-maxage=600');
+  assert.ok(Math.abs(Date.parse(r.headers.get('expires')!) - Date.now()) < 2000, 'Expires: now');
+});
+
+test('regression: an async converter or etag rejecting beside one that throws left an unhandled rejection (it ended a Node server)', async () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const { app } = testApp({
+      routes: [
+        { name: 'rej', path: '/rej/:x/:id', controller: () => HttpResponse.text('ok'), options: { converters: { x: async () => { throw new Error('db down'); }, id: 'int' } } },
+        { name: 'null', path: '/null/:x/:id', controller: () => HttpResponse.text('ok'), options: { converters: { x: async () => null, id: 'int' } } },
+        {
+          name: 'cached',
+          path: '/cached',
+          controller: () => HttpResponse.text('ok'),
+          options: { cache: { etag: async () => { throw new Error('etag down'); }, lastModified: () => { throw new Error('clock down'); } } },
+        },
+      ],
+    });
+    assert.equal((await send(app, '/rej/a/zz')).status, 404);
+    assert.equal((await send(app, '/null/a/zz')).status, 404);
+    assert.equal((await send(app, '/cached')).status, 500);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(unhandled, []);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
 });
