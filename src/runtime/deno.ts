@@ -44,6 +44,13 @@ function main(): void {
       Deno.exit(1);
     }
   };
+  // As on Node (server.ts): a promise the application left to reject unheard is logged, not the end of
+  // the process for every client.
+  globalThis.addEventListener('unhandledrejection', (event: PromiseRejectionEvent) => {
+    event.preventDefault();
+    const reason = event.reason;
+    app.log('error', `Unhandled promise rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
+  });
   const server = listen(
     {
       hostname: config.host,

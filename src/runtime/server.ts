@@ -36,6 +36,11 @@ async function main(): Promise<void> {
     process.stderr.write(`irms-web: cannot listen on HOST=${config.host} PORT=${config.port}: ${e?.message ?? String(err)}\n`);
     process.exit(1);
   }
+  // A promise the application left to reject unheard (a fire-and-forget call) would end the process,
+  // and with it every client's connection (Node's default): it is logged instead, as an error.
+  process.on('unhandledRejection', (reason: unknown) => {
+    app.log('error', `Unhandled promise rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
+  });
   process.stderr.write(listeningLine(handle.hostname, handle.port, config.env, config.debug) + '\n');
   if (config.debug && !isLoopback(handle.hostname)) {
     // A log record (LOG_FORMAT applies), so log collectors see it like any other WARNING.

@@ -945,6 +945,21 @@ describe('entries: dist/server.js and dist/deno.js sources', { timeout: 30_000 }
     }
   });
 
+  test('regression: a promise the application left to reject unheard ended the server for every client; server.ts logs it and goes on', async () => {
+    const e = startEntry(process.execPath, ['--import', 'tsx', '--import', './test/runtime/fixtures/stray-rejection.mjs', 'src/runtime/server.ts'], { HOST: '127.0.0.1', PORT: '0', APP_ENV: 'prod' });
+    try {
+      const port = await within(e.ready, 15_000, 'the server to start');
+      e.proc.kill('SIGUSR2');
+      await waitFor(() => /Unhandled promise rejection: Error: stray rejection from the application/.test(e.stderr()), 5000, 'the rejection to be logged');
+      assert.match(e.stderr(), /app\.ERROR: Unhandled promise rejection: Error: stray rejection from the application/);
+      assert.equal((await get(port, '/nothing-here')).status, 404, 'still serving');
+      e.proc.kill('SIGTERM');
+      assert.equal(await within(e.exit, 5000, 'exit'), 0);
+    } finally {
+      e.proc.kill('SIGKILL');
+    }
+  });
+
   test('server.ts: debug on a non-loopback HOST logs a WARNING; debug off does not', async () => {
     for (const [debug, warns] of [['1', true], ['0', false]] as const) {
       const e = startEntry(process.execPath, ['--import', 'tsx', 'src/runtime/server.ts'], { HOST: '0.0.0.0', PORT: '0', APP_DEBUG: debug, LOG_LEVEL: 'warning' });
@@ -961,6 +976,20 @@ describe('entries: dist/server.js and dist/deno.js sources', { timeout: 30_000 }
   });
 
   const deno = fileURLToPath(new URL('../../node_modules/.bin/deno', import.meta.url));
+  test('regression: on Deno too, a promise the application left to reject unheard ended the server; deno.ts logs it and goes on', async () => {
+    const e = startEntry(deno, ['run', '--allow-net', '--allow-env', '--allow-read', '--no-lock', '--preload', 'test/runtime/fixtures/stray-rejection-deno.mjs', 'src/runtime/deno.ts'], { HOST: '127.0.0.1', PORT: '0', APP_ENV: 'prod' });
+    try {
+      const port = await within(e.ready, 20_000, 'deno to start');
+      e.proc.kill('SIGUSR2');
+      await waitFor(() => /Unhandled promise rejection: Error: stray rejection from the application/.test(e.stderr()), 5000, 'the rejection to be logged');
+      assert.equal((await get(port, '/nothing-here')).status, 404, 'still serving');
+      e.proc.kill('SIGTERM');
+      assert.equal(await within(e.exit, 5000, 'exit'), 0);
+    } finally {
+      e.proc.kill('SIGKILL');
+    }
+  });
+
   test('deno.ts: serves with Deno.serve, SIGTERM → exit 0', async () => {
     assert.ok(existsSync(deno), 'the deno dev dependency provides node_modules/.bin/deno (run npm ci)');
     const e = startEntry(deno, ['run', '--allow-net', '--allow-env', '--allow-read', '--no-lock', 'src/runtime/deno.ts'], { HOST: '127.0.0.1', PORT: '0' });
