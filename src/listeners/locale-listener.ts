@@ -10,19 +10,21 @@ const PREVIOUS_LOCALE = '_previous_locale';
  * - setDefaultLocale (before routing): the request's default locale is the configured one.
  * - onKernelRequest (after routing): a truthy `_locale` route attribute becomes the request locale
  *   (restricted to `enabledLocales` when that list is set); otherwise, with `enabledLocales` set, the
- *   best `Accept-Language` match among them is used and the response varies on that header.
+ *   best `Accept-Language` match among them is used (the first enabled locale when none matches, as
+ *   Request::getPreferredLanguage answers) and the response varies on that header, matched or not:
+ *   a shared cache must not serve one language's answer to another.
  * - onKernelFinishRequest: a sub-request (a request handled inside another one) gets back the locale
  *   it had before its route changed it, so the outer request continues with its own; a main request
  *   keeps its locale (as in Symfony), which is what the profile and kernel.terminate see.
  */
 export class LocaleListener {
-  private readonly enabled: ReadonlySet<string> | null;
+  private readonly enabled: readonly string[] | null;
 
   constructor(
     private readonly defaultLocale: string,
     enabledLocales: readonly string[] = [],
   ) {
-    this.enabled = enabledLocales.length ? new Set(enabledLocales) : null;
+    this.enabled = enabledLocales.length ? [...enabledLocales] : null;
   }
 
   readonly setDefaultLocale = listener<'kernel.request'>('LocaleListener::setDefaultLocale', 'default locale', (event: RequestEvent) => {
@@ -33,15 +35,12 @@ export class LocaleListener {
     const request = event.request;
     const locale = request.attributes.get('_locale');
     if (typeof locale === 'string' && locale !== '') {
-      if (this.enabled === null || this.enabled.has(locale)) this.apply(request, locale);
+      if (this.enabled === null || this.enabled.includes(locale)) this.apply(request, locale);
       return;
     }
     if (this.enabled !== null) {
-      const preferred = preferredLanguage(request.headers.get('accept-language'), this.enabled);
-      if (preferred !== null) {
-        this.apply(request, preferred);
-        request.attributes.set('_vary_by_language', true);
-      }
+      this.apply(request, preferredLanguage(request.headers.get('accept-language'), this.enabled));
+      request.attributes.set('_vary_by_language', true);
     }
   });
 
@@ -58,26 +57,42 @@ export class LocaleListener {
   }
 }
 
-/** The best `Accept-Language` entry among `enabled` (exact tag, then its primary language), or null. */
-export function preferredLanguage(header: string | null, enabled: ReadonlySet<string>): string | null {
-  if (!header) return null;
-  let best: string | null = null;
-  let bestQ = 0;
+/**
+ * Request::getPreferredLanguage($enabled): the `Accept-Language` tags by quality (ties in header
+ * order), each as Symfony's getLanguages spells it (`de-ch` → `de_CH`: primary subtag lower-cased, the
+ * others upper-cased; `i-klingon` → `klingon`), each followed by its primary language; the first of
+ * them that is enabled, else the first enabled locale. Tags with q=0 are refused (RFC 9110 §12.4.2).
+ */
+export function preferredLanguage(header: string | null, enabled: readonly string[]): string {
+  if (!header) return enabled[0]!;
+  const tags: { tag: string; q: number; at: number }[] = [];
   const parts = header.split(',', 32);
-  for (const part of parts) {
-    const [tag, ...params] = part.trim().split(';');
+  for (let at = 0; at < parts.length; at++) {
+    const [tag, ...params] = parts[at]!.trim().split(';');
     let q = 1;
     for (const p of params) {
       const [k, v] = p.trim().split('=');
-      if (k === 'q') q = Number(v);
+      if (k?.trim().toLowerCase() === 'q') q = Number(v);
     }
-    if (!(q > bestQ)) continue;
-    const normalized = tag.trim().replace('-', '_');
-    const candidate = enabled.has(normalized) ? normalized : enabled.has(normalized.split('_')[0]) ? normalized.split('_')[0] : null;
-    if (candidate !== null) {
-      best = candidate;
-      bestQ = q;
+    if (tag && q > 0) tags.push({ tag: tag.trim(), q, at });
+  }
+  tags.sort((a, b) => b.q - a.q || a.at - b.at);
+  const languages = tags.map(({ tag }) => symfonyLanguage(tag));
+  for (const language of languages) {
+    if (enabled.includes(language)) return language;
+    const underscore = language.indexOf('_');
+    if (underscore > 0) {
+      const primary = language.slice(0, underscore);
+      if (!languages.includes(primary) && enabled.includes(primary)) return primary;
     }
   }
-  return best;
+  return enabled[0]!;
+}
+
+/** A language tag as Request::getLanguages writes it. */
+function symfonyLanguage(tag: string): string {
+  if (!tag.includes('-')) return tag;
+  const codes = tag.split('-');
+  if (codes[0] === 'i') return codes[1] ?? tag;
+  return codes[0]!.toLowerCase() + codes.slice(1).map((c) => `_${c.toUpperCase()}`).join('');
 }

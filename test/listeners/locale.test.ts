@@ -50,3 +50,22 @@ test('with enabled locales: _locale is limited to them; Accept-Language picks am
   assert.equal((await r.json()).locale, 'de');
   assert.match(r.headers.get('vary') ?? '', /Accept-Language/);
 });
+
+test('regression: with enabled locales, Vary: Accept-Language was sent only when the header matched (a shared cache served the default answer to every language); the fallback is the first enabled locale', async () => {
+  const { app } = setup({ enabledLocales: ['fr', 'en'], defaultLocale: 'en' });
+  for (const [header, locale] of [[null, 'fr'], ['de', 'fr'], ['en', 'en'], ['fr', 'fr']] as const) {
+    const r = await send(app, '/plain', { headers: header === null ? {} : { 'accept-language': header } });
+    assert.equal((await r.json()).locale, locale, String(header));
+    assert.match(r.headers.get('vary') ?? '', /Accept-Language/, `Vary for ${String(header)}`);
+  }
+});
+
+test('regression: Accept-Language tags were matched case-sensitively with only the first "-" converted (de-ch and FR-ca fell back to the default)', async () => {
+  const { app } = setup({ enabledLocales: ['en', 'fr', 'de_CH'], defaultLocale: 'en' });
+  const localeFor = async (header: string) => (await (await send(app, '/plain', { headers: { 'accept-language': header } })).json()).locale;
+  assert.equal(await localeFor('de-ch'), 'de_CH');
+  assert.equal(await localeFor('FR-ca'), 'fr', 'fr_CA, then its primary language');
+  assert.equal(await localeFor('zh-hant-tw;q=0.9, fr;q=0.8'), 'fr');
+  assert.equal(await localeFor('i-klingon, fr;q=0.1'), 'fr');
+  assert.equal(await localeFor('fr;q=0, de-CH;q=0.5'), 'de_CH', 'q=0 refuses a language');
+});
