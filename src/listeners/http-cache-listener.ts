@@ -145,10 +145,12 @@ function validate(event: ControllerEvent, etag: string | undefined, lastModified
   const tag = etag === undefined || etag === null || etag === '' ? null : quoteEtag(String(etag));
   const modified = lastModified === undefined || lastModified === null ? null : httpDate(lastModified);
   if (tag !== null) request.attributes.set(ETAG_ATTRIBUTE, tag);
-  if (modified !== null) request.attributes.set(LAST_MODIFIED_ATTRIBUTE, modified);
   const method = request.method;
   if ((method === 'GET' || method === 'HEAD') && isNotModified(request, tag, modified)) {
+    // Response::setNotModified drops Last-Modified from the 304 (the ETag stays).
     event.setController(notModified);
+  } else if (modified !== null) {
+    request.attributes.set(LAST_MODIFIED_ATTRIBUTE, modified);
   }
 }
 

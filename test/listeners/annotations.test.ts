@@ -212,3 +212,17 @@ test('regression: an async converter or etag rejecting beside one that throws le
     process.off('unhandledRejection', onUnhandled);
   }
 });
+
+test('regression: a 304 from the cache option carried Last-Modified; Response::setNotModified drops it and keeps the ETag', async () => {
+  const { app } = testApp({
+    routes: [{ name: 'both', path: '/both', controller: () => HttpResponse.text('fresh'), options: { cache: { etag: 'v1', lastModified: MODIFIED, maxAge: 60 } } }],
+  });
+  const fresh = await send(app, '/both');
+  assert.equal(fresh.headers.get('last-modified'), MODIFIED.toUTCString());
+  for (const headers of [{ 'if-none-match': '"v1"' }, { 'if-modified-since': MODIFIED.toUTCString() }]) {
+    const r = await send(app, '/both', { headers });
+    assert.equal(r.status, 304, JSON.stringify(headers));
+    assert.equal(r.headers.get('last-modified'), null, JSON.stringify(headers));
+    assert.equal(r.headers.get('etag'), '"v1"');
+  }
+});
