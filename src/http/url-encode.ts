@@ -16,6 +16,11 @@ export function wellFormed(s: string): string {
   return SURROGATE.test(s) ? s.replace(SURROGATES, (c, i: number, all: string) => (isPaired(all, i) ? c : '\uFFFD')) : s;
 }
 
+/** Whether `s` has no lone surrogate (String.prototype.isWellFormed, for every host). */
+export function isWellFormedText(s: string): boolean {
+  return wellFormed(s) === s;
+}
+
 const SURROGATE = /[\uD800-\uDFFF]/;
 const SURROGATES = /[\uD800-\uDFFF]/g;
 /** What encodeURIComponent leaves as it is and rawurlencode does not. */

@@ -1,5 +1,6 @@
 import { addParameter, parseQuery, type KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
+import { isWellFormedText } from '../http/url-encode.ts';
 import type { RequestEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
 
@@ -66,12 +67,28 @@ async function transformJson(event: RequestEvent, request: KernelRequest): Promi
     const text = strictUtf8.decode(bytes);
     if (text.length > MAX_JSON_DEPTH * 2 && nestingDepth(text) > MAX_JSON_DEPTH) return badRequest(event);
     data = JSON.parse(text);
+    // json_decode refuses an unpaired UTF-16 surrogate escape (JSON_ERROR_UTF16); JSON.parse keeps it.
+    // Only a text holding a surrogate escape is walked.
+    if (SURROGATE_ESCAPE.test(text) && hasLoneSurrogate(data)) return badRequest(event);
   } catch {
     return badRequest(event);
   }
   if (data === null || typeof data === 'boolean') return;
   if (typeof data !== 'object') return badRequest(event);
   request.request.replace(Array.isArray(data) ? arrayToRecord(data) : (data as Record<string, unknown>));
+}
+
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/** Whether a parsed JSON value holds a string (or key) with an unpaired surrogate; its depth is bounded by the parse check. */
+function hasLoneSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return !isWellFormedText(value);
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(hasLoneSurrogate);
+  for (const key of Object.keys(value)) {
+    if (!isWellFormedText(key) || hasLoneSurrogate((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
 }
 
 function transformForm(request: KernelRequest): Promise<void> {

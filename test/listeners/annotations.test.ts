@@ -219,7 +219,7 @@ test('regression: a 304 from the cache option carried Last-Modified; Response::s
   });
   const fresh = await send(app, '/both');
   assert.equal(fresh.headers.get('last-modified'), MODIFIED.toUTCString());
-  for (const headers of [{ 'if-none-match': '"v1"' }, { 'if-modified-since': MODIFIED.toUTCString() }]) {
+  for (const headers of [{ 'if-none-match': '"v1"' }, { 'if-modified-since': MODIFIED.toUTCString() }] as Record<string, string>[]) {
     const r = await send(app, '/both', { headers });
     assert.equal(r.status, 304, JSON.stringify(headers));
     assert.equal(r.headers.get('last-modified'), null, JSON.stringify(headers));

@@ -241,3 +241,14 @@ test("a body the application already consumed is still its own error (500), not 
   const r = await app.fetch(request);
   assert.equal(r.status, 500);
 });
+
+test('regression: a JSON body with an unpaired surrogate escape was accepted; json_decode refuses it (400)', async () => {
+  const { app } = testApp({ routes });
+  for (const body of ['{"a":"\\ud800"}', '{"\\udc00":1}', '[["x\\uDBFF"]]']) {
+    const r = await send(app, '/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    assert.equal(r.status, 400, body);
+    assert.equal(await r.text(), 'Unable to parse request.');
+  }
+  const paired = await send(app, '/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":"\\ud83d\\ude00","b":"\\\\ud800"}' });
+  assert.equal(paired.status, 200, 'a pair, and an escaped backslash before "ud800", are fine');
+});
