@@ -65,6 +65,9 @@ function convert(request: KernelRequest, name: string, spec: ConverterSpec): voi
     store(request, name, converted);
     return;
   }
+  // A value that already has the converter's type (a route default such as a Date) is left as it is,
+  // as Sensio's manager leaves an attribute that already holds an object of the wanted class.
+  if (alreadyConverted(converter, value)) return;
   const text = String(value);
   switch (converter) {
     case 'int': {
@@ -84,13 +87,34 @@ function convert(request: KernelRequest, name: string, spec: ConverterSpec): voi
       return;
     }
     case 'date': {
-      const date = DATE.test(text) ? new Date(text) : null;
+      // One zone for every form: a date-time without an offset is UTC, as a plain date is in ECMAScript
+      // (new Date would read it in the host's zone, so one URL would name different instants).
+      const date = DATE.test(text) ? new Date(HAS_TIME.test(text) && !HAS_OFFSET.test(text) ? `${text.replace(' ', 'T')}Z` : text) : null;
       if (date === null || Number.isNaN(date.getTime())) throw new NotFoundHttpException(`Invalid date given for parameter "${name}".`);
       attributes.set(name, date);
       return;
     }
     default:
       throw new Error(`Unknown converter ${JSON.stringify(converter)} for parameter "${name}" (use int, float, date, bool or a function).`);
+  }
+}
+
+/** A date-time part; and an offset (`Z`, `+02:00`, `+0200`) at its end. */
+const HAS_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d/;
+const HAS_OFFSET = /(?:Z|[+-]\d{2}:?\d{2})$/i;
+
+function alreadyConverted(converter: unknown, value: unknown): boolean {
+  switch (converter) {
+    case 'int':
+      return typeof value === 'number' && Number.isSafeInteger(value);
+    case 'float':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'bool':
+      return typeof value === 'boolean';
+    case 'date':
+      return value instanceof Date && !Number.isNaN(value.getTime());
+    default:
+      return false;
   }
 }
 

@@ -226,3 +226,28 @@ test('regression: a 304 from the cache option carried Last-Modified; Response::s
     assert.equal(r.headers.get('etag'), '"v1"');
   }
 });
+
+test('regression: a date converter answered 404 for a route default that was already a Date, and read a date-time without an offset in the host\'s time zone', async () => {
+  const { app } = testApp({
+    routes: [
+      {
+        name: 'since',
+        path: '/since{/:since}',
+        defaults: { since: new Date('2026-01-01T00:00:00Z') },
+        controller: (request) => HttpResponse.json({ since: (request.attributes.get('since') as Date).toISOString() }),
+        options: { converters: { since: 'date' } },
+      },
+      { name: 'n', path: '/n/:n', defaults: {}, controller: (request) => HttpResponse.json({ n: request.attributes.get('n') }), options: { converters: { n: 'int' } } },
+    ],
+  });
+  assert.deepEqual(await (await send(app, '/since')).json(), { since: '2026-01-01T00:00:00.000Z' });
+  for (const [path, iso] of [
+    ['/since/2026-01-02', '2026-01-02T00:00:00.000Z'],
+    ['/since/2026-01-02T10:00', '2026-01-02T10:00:00.000Z'],
+    ['/since/2026-01-02%2010:00:30', '2026-01-02T10:00:30.000Z'],
+    ['/since/2026-01-02T10:00:00%2B02:00', '2026-01-02T08:00:00.000Z'],
+  ]) {
+    assert.deepEqual(await (await send(app, path)).json(), { since: iso }, path);
+  }
+  assert.deepEqual(await (await send(app, '/n/7')).json(), { n: 7 });
+});
