@@ -1,4 +1,5 @@
 import { HTTP_TOKEN } from '../http/cookies.ts';
+import { editDistance } from './near-names.ts';
 import type { LevelName } from '../log/levels.ts';
 import { LEVELS } from '../log/levels.ts';
 import type { LogFormat } from '../log/format.ts';
@@ -233,15 +234,6 @@ function nearestName(name: string, known: string[]): string | null {
   return best;
 }
 
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length]!;
-}
 
 export function loadConfig(options: Partial<AppConfig> = {}, env: Env = readEnvironment()): AppConfig {
   const overrides = checkedOptions(options as Record<string, unknown>);

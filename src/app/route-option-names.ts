@@ -1,5 +1,7 @@
 import { ANNOTATION_ATTRIBUTES } from '../listeners/controller-listener.ts';
 import type { RouteDefinition } from '../routing/route.ts';
+import { httpDate } from '../listeners/cache-control.ts';
+import { editDistance } from './near-names.ts';
 
 /** The route options the built-in listeners read: LoginListener's, and the ones ControllerListener turns into attributes. */
 const KNOWN_OPTIONS: readonly string[] = ['requiresLogin', ...Object.keys(ANNOTATION_ATTRIBUTES)];
@@ -17,6 +19,12 @@ export function assertOptionNames(route: RouteDefinition): void {
     const meant = KNOWN_OPTIONS.find((known) => nearMiss(key, known));
     if (meant !== undefined) throw new Error(`Unknown option "${key}" in route "${route.name}": did you mean "${meant}"?`);
   }
+  // Sensio's `expires` takes strtotime() phrases ("+1 day", "tomorrow"); here such a value would be dropped
+  // without a word, so it is refused where the route is defined.
+  const expires = (options as { cache?: { expires?: unknown } }).cache?.expires;
+  if (expires !== undefined && httpDate(expires) === null) {
+    throw new Error(`The cache option "expires" of route "${route.name}" is no date: ${JSON.stringify(expires)}. Give a Date, a timestamp or a date string; for a relative expiry use maxAge (seconds).`);
+  }
 }
 
 /** Same letters ignoring case, or at most two edits apart (insertions, deletions, substitutions). */
@@ -25,11 +33,5 @@ function nearMiss(key: string, known: string): boolean {
   const b = known.toLowerCase();
   if (a === b) return true;
   if (Math.abs(a.length - b.length) > 2) return false;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = row;
-  }
-  return previous[b.length]! <= 2;
+  return editDistance(a, b) <= 2;
 }

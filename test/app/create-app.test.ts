@@ -118,6 +118,14 @@ test('regression: a typo inside options (requireLogin) left the route open; near
   assert.deepEqual(Object.keys(app.router.get('private')!.options), ['requiresLogin', 'auditTrail', 'rateLimit']);
 });
 
+test('regression: a Sensio-style relative cache expires ("+1 day", "tomorrow") was dropped without a word; refused where the route is defined', () => {
+  const route = (expires: unknown) => ({ name: 'cached', path: '/cached', controller: () => HttpResponse.text('x'), options: { cache: { expires } } });
+  for (const expires of ['+1 day', 'tomorrow']) {
+    assert.throws(() => createApp({ env: 'prod', logSink: () => {}, routes: [route(expires)] }), { message: `The cache option "expires" of route "cached" is no date: ${JSON.stringify(expires)}. Give a Date, a timestamp or a date string; for a relative expiry use maxAge (seconds).` });
+  }
+  for (const expires of [new Date('2030-01-01T00:00:00Z'), 1893456000, 'Tue, 01 Jan 2030 00:00:00 GMT']) createApp({ env: 'prod', logSink: () => {}, routes: [route(expires)] });
+});
+
 test('regression: a listener for an unknown hook (kernel.responze) failed with "Cannot read properties of undefined"; it names the hook', () => {
   const listeners = [{ hook: 'kernel.responze', listener: { id: 'App::x', role: 'r', call: () => {} } }] as unknown as AppOptions['listeners'];
   assert.throws(() => createApp({ env: 'prod', logSink: () => {}, listeners }), /^Error: Unknown hook "kernel\.responze" for listener "App::x": the hooks are kernel\.request, /);
