@@ -17,8 +17,17 @@ export function base64UrlEncode(bytes: Uint8Array): string {
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
+const BASE64URL_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * The bytes of a canonical base64url text, or null. Canonical: the unused low bits of the last
+ * character are zero, so each byte string has exactly one text. Otherwise `…AB` and `…AA` name the same
+ * signature: an altered token would still verify, and one token would have several spellings.
+ */
 export function base64UrlDecode(text: string): Uint8Array<ArrayBuffer> | null {
   if (!BASE64URL.test(text) || text.length % 4 === 1) return null;
+  const spare = text.length % 4 === 2 ? 0b1111 : text.length % 4 === 3 ? 0b11 : 0;
+  if (spare !== 0 && (BASE64URL_ALPHABET.indexOf(text[text.length - 1]!) & spare) !== 0) return null;
   try {
     const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4));
     const out = new Uint8Array(binary.length);

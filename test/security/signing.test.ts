@@ -98,3 +98,22 @@ test('isGranted: roles, ROLE_USER for every member, authentication attributes', 
   assert.ok(!isGranted(remembered, 'IS_AUTHENTICATED_FULLY'));
   assert.ok(isGranted(remembered, 'IS_AUTHENTICATED_REMEMBERED'));
 });
+
+test('regression: a token whose last character differed only in its unused bits still verified (the bearer test failed when a tampered token kept its bytes)', async () => {
+  const signer = new Signer('test-secret');
+  const bytes = new Uint8Array(32).fill(7);
+  const canonical = base64UrlEncode(bytes);
+  assert.deepEqual(base64UrlDecode(canonical), bytes);
+  // 32 bytes: 43 characters, the last one carrying 4 bits and 2 unused ones.
+  const last = canonical[canonical.length - 1]!;
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const sibling = alphabet[alphabet.indexOf(last) | 1]!;
+  assert.notEqual(sibling, last);
+  assert.equal(base64UrlDecode(canonical.slice(0, -1) + sibling), null, 'another spelling of the same bytes is refused');
+  // A sealed value ends with its 32-byte HMAC: 43 characters, the last with 2 unused bits.
+  const sealed = await signer.seal('purpose', { a: 1 });
+  const respelled = sealed.slice(0, -1) + alphabet[alphabet.indexOf(sealed[sealed.length - 1]!) | 1]!;
+  assert.notEqual(respelled, sealed);
+  assert.equal(await signer.unseal('purpose', respelled), null);
+  assert.deepEqual(await signer.unseal('purpose', sealed), { a: 1 });
+});
