@@ -533,16 +533,72 @@ function parseForwarded(header: string, param: string): string[] {
   return out;
 }
 
-/** Adds one parameter the way PHP does: `name[]` collects an array, any other name is overwritten. */
+/** PHP's max_input_nesting_level is 64; deeper names are dropped, as PHP drops them. */
+const MAX_PARAMETER_DEPTH = 32;
+
+type ParameterContainer = Record<string, unknown> | unknown[];
+
+/**
+ * Adds one parameter the way PHP's parse_str does: `user[name]=x` nests (`{ user: { name: 'x' } }`),
+ * `tags[]=a&tags[]=b` gives `['a', 'b']`, a repeated name keeps its last value. Containers are arrays
+ * while their keys run 0, 1, 2…, null-prototype objects otherwise (`__proto__` is a plain key).
+ */
 export function addParameter(out: Record<string, unknown>, key: string, value: unknown): void {
-  if (key.endsWith('[]')) {
-    const name = key.slice(0, -2);
-    const existing = out[name];
-    if (Array.isArray(existing)) existing.push(value);
-    else out[name] = [value];
-  } else {
+  const path = queryPath(key);
+  if (path.length === 1) {
     out[key] = value;
+    return;
   }
+  if (path.length > MAX_PARAMETER_DEPTH) return;
+  let parent: ParameterContainer = out;
+  let parentKey = path[0]!;
+  for (let i = 1; i < path.length; i++) {
+    const segment = path[i]!;
+    let child = getEntry(parent, parentKey);
+    if (!isContainer(child)) {
+      child = segment === '' || segment === '0' ? [] : (Object.create(null) as Record<string, unknown>);
+      setEntry(parent, parentKey, child);
+    }
+    if (Array.isArray(child) && !(segment === '' || (isPhpIntegerKey(segment) && Number(segment) >= 0 && Number(segment) <= child.length))) {
+      // A key that breaks the 0, 1, 2… run: the array becomes an object with the same entries.
+      const record: Record<string, unknown> = Object.create(null);
+      for (let j = 0; j < child.length; j++) record[String(j)] = child[j];
+      setEntry(parent, parentKey, record);
+      child = record;
+    }
+    const container = child as ParameterContainer;
+    if (i === path.length - 1) {
+      setEntry(container, segment, value);
+      return;
+    }
+    parent = container;
+    parentKey = segment === '' ? nextIndex(container) : segment;
+  }
+}
+
+/** A container this parser made (an array or a null-prototype object), not a value such as a File. */
+function isContainer(value: unknown): value is ParameterContainer {
+  return value !== null && typeof value === 'object' && (Array.isArray(value) || Object.getPrototypeOf(value) === null);
+}
+
+function getEntry(container: ParameterContainer, key: string): unknown {
+  return Array.isArray(container) ? container[Number(key)] : container[key];
+}
+
+/** Sets `key` ('' = the next index) and returns the key used. */
+function setEntry(container: ParameterContainer, key: string, value: unknown): string {
+  const at = key === '' ? nextIndex(container) : key;
+  if (Array.isArray(container)) container[Number(at)] = value;
+  else container[at] = value;
+  return at;
+}
+
+/** The index `[]` appends at: after the largest integer key (0 for none), as PHP does. */
+function nextIndex(container: ParameterContainer): string {
+  if (Array.isArray(container)) return String(container.length);
+  let next = 0;
+  for (const k of Object.keys(container)) if (isPhpIntegerKey(k) && Number(k) >= next) next = Number(k) + 1;
+  return String(next);
 }
 
 /** Query string to parameters; `a[]=1&a[]=2` gives an array, like PHP; later keys win. */

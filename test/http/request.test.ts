@@ -373,3 +373,13 @@ test('regression: the normalized query string of the "Matched route" log kept re
   assert.equal(normalizeQueryString('a=1&a[]=2'), 'a%5B0%5D=2', 'the later array replaces the value');
   assert.equal(normalizeQueryString('b=2&a=1+1&c'), 'a=1%201&b=2&c=');
 });
+
+test('regression: bracketed query and form names stayed flat keys except a trailing [] (c[d]=4 was "c[d]"); they nest as PHP parse_str nests them', async () => {
+  const q = kernelRequest({ target: '/?user[name]=ann&user[tags][]=a&user[tags][]=b&list[]=1&list[]=2&map[2]=x&map[]=y&k=1&k[]=2&__proto__[p]=1' }).query;
+  // JSON.parse makes `__proto__` an own key, as the parser does.
+  assert.deepEqual(JSON.parse(JSON.stringify(q.all())), JSON.parse('{"user":{"name":"ann","tags":["a","b"]},"list":["1","2"],"map":{"2":"x","3":"y"},"k":["2"],"__proto__":{"p":"1"}}'));
+  assert.equal(({} as Record<string, unknown>).p, undefined, 'no prototype touched');
+  const { app } = testApp({ routes: [{ name: 'form', path: '/form', methods: ['POST'], controller: (r) => HttpResponse.json(r.request.all()) }] });
+  const r = await app.fetch(new Request('http://localhost/form', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'registration[email]=a%40b.test&registration[plan]=pro&items[][id]=1&items[][id]=2' }));
+  assert.deepEqual(await r.json(), { registration: { email: 'a@b.test', plan: 'pro' }, items: [{ id: '1' }, { id: '2' }] });
+});
