@@ -12,6 +12,10 @@ import { Router } from '../routing/router.ts';
 import type { RouteDefinition } from '../routing/route.ts';
 import { profilerRoutes } from '../debug/profiler/routes.ts';
 import { Profiler } from '../debug/profiler/profiler.ts';
+import { messageOf } from '../debug/error-page/safe-json.ts';
+import { stackOf } from '../debug/stack.ts';
+import { DisallowRobotsIndexingListener } from '../listeners/disallow-robots-indexing-listener.ts';
+import { ResponseListener } from '../listeners/response-listener.ts';
 import { loadConfig, type AppConfig, type Env } from './config.ts';
 import { controllerPlan } from './controller-plan.ts';
 import { buildHookTable } from './listeners.ts';
@@ -85,7 +89,10 @@ export function createApp(options: AppOptions = {}): App {
     insertListener(hooks[hook] as Listener[], listener as Listener, placement);
   }
   const plan = config.debug || listeners.length > 0 ? null : controllerPlan(router, hooks);
-  const kernel = new HttpKernel(hooks, config.debug, plan);
+  // CONTRACT §9's defaults for the responses that skip kernel.response (the kernel's last resort, an
+  // error response a kernel.response listener failed on): the same listeners, the robots one as configured.
+  const finishers = [new ResponseListener().onKernelResponse, ...(config.disallowRobotsIndexing ? [new DisallowRobotsIndexingListener().onResponse] : [])];
+  const kernel = new HttpKernel(hooks, config.debug, plan, finishers);
   services.kernel = kernel;
   if (config.debug) enableSourceMaps();
 
@@ -112,25 +119,54 @@ export function createApp(options: AppOptions = {}): App {
     return response instanceof Promise ? response.then((r) => handled(request, r)) : handled(request, response);
   }
 
+  /** Always a Response: the kernel always answers, and what Fetch cannot carry becomes the plain 500. */
   function respond(request: Request, info?: ConnectionInfo): MaybePromise<Response> {
-    const result = handle(fetchSource(request, info));
-    return result instanceof Promise ? result.then(fetchResponse) : fetchResponse(result);
-  }
-
-  function fetch(request: Request, info?: ConnectionInfo): Promise<Response> {
     try {
-      const result = respond(request, info);
-      return result instanceof Promise ? result : Promise.resolve(result);
+      const result = handle(fetchSource(request, info));
+      return result instanceof Promise ? result.then((h) => fetchResponse(h, request), (error: unknown) => internalError(request, error)) : fetchResponse(result, request);
     } catch (error) {
-      return Promise.reject(error);
+      return internalError(request, error);
     }
   }
 
-  function fetchResponse(handled: HandledRequest): Response {
-    const response = toFetchResponse(handled.response);
+  function fetch(request: Request, info?: ConnectionInfo): Promise<Response> {
+    const result = respond(request, info);
+    return result instanceof Promise ? result : Promise.resolve(result);
+  }
+
+  function fetchResponse(handled: HandledRequest, request: Request): Response {
+    let response: Response;
+    try {
+      response = toFetchResponse(handled.response);
+    } catch (error) {
+      // A response the kernel made that Fetch refuses: a body already read, a 1xx status.
+      response = internalError(request, error);
+    }
     // The host gets the response first; kernel.terminate (profile storage) runs on a later tick.
     if (handled.terminate) setTimeout(handled.terminate, 0);
     return response;
+  }
+
+  /**
+   * The plain 500 the Node adapter answers when it cannot write the kernel's response
+   * (runtime/node/listener.ts, failures.ts), logged as it logs it: the hosts answer alike.
+   */
+  function internalError(request: Request, error: unknown): Response {
+    try {
+      log('error', `Unhandled error while handling a request: ${stackOf(error) ?? messageOf(error)}`);
+    } catch {
+      // the log stream failed too: the answer still goes
+    }
+    let body: string | null = 'Internal Server Error';
+    try {
+      if (request.method === 'HEAD') body = null;
+    } catch {
+      // not a Request: the body goes
+    }
+    return new Response(body, {
+      status: 500,
+      headers: { 'content-type': 'text/plain; charset=UTF-8', 'cache-control': 'no-store' },
+    });
   }
 
   function log(level: 'info' | 'warning' | 'error', message: string): void {

@@ -1,7 +1,7 @@
 import type { KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
 import { statusText } from '../http/status.ts';
-import { headersOf, statusOf } from '../kernel/exceptions.ts';
+import { copyExceptionHeaders, statusOf } from '../kernel/exceptions.ts';
 import { buildErrorPageModel, messageOf, safeClassName } from './error-page/model.ts';
 import { escapeHtml } from './error-page/escape.ts';
 import { renderDebugPageParts } from './error-page/page.ts';
@@ -44,8 +44,8 @@ export function renderError(error: Error, request: KernelRequest, debug: boolean
     response = new HttpResponse(productionPage(status, text), status);
     response.headers.set('content-type', 'text/html; charset=UTF-8');
   }
-  copyExceptionHeaders(error, response);
-  response.headers.set('vary', 'Accept');
+  copyExceptionHeaders(error, response.headers);
+  varyOnAccept(response);
   if (debug) {
     let file = 'unknown';
     let line = 0;
@@ -62,28 +62,22 @@ export function renderError(error: Error, request: KernelRequest, debug: boolean
   return response;
 }
 
+/**
+ * Adds `Accept` to the `Vary` the exception may have brought (`Origin`, say): the page depends on both
+ * (CONTRACT §5 copies the exception's headers, §5.3 asks for `Vary: Accept`), and a shared cache that
+ * lost the exception's own would serve one origin's error to another.
+ */
+function varyOnAccept(response: HttpResponse): void {
+  const vary = response.headers.get('vary');
+  if (vary === null) response.headers.set('vary', 'Accept');
+  else if (!vary.split(',').some((name) => /^\s*(?:accept|\*)\s*$/i.test(name))) response.headers.set('vary', `${vary}, Accept`);
+}
+
 function prefersJson(request: KernelRequest): boolean {
   try {
     return request.prefersJson();
   } catch {
     return false;
-  }
-}
-
-/** The HTTP exception's own headers; one the response would refuse (CR/LF in a value) is skipped. */
-function copyExceptionHeaders(error: Error, response: HttpResponse): void {
-  let headers: Record<string, string>;
-  try {
-    headers = headersOf(error);
-  } catch {
-    return;
-  }
-  for (const name of Object.keys(headers)) {
-    try {
-      response.headers.set(name, String(headers[name]));
-    } catch {
-      // invalid header value: never let it cost the error page
-    }
   }
 }
 

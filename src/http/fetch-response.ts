@@ -18,6 +18,10 @@ import type { HttpResponse } from './response.ts';
  *
  * Everywhere else — Deno, Bun, workerd, whose servers take only their own native `Response` — and
  * for streamed bodies, `app.fetch` returns a real Response (`HttpResponse.toFetch`).
+ *
+ * What Fetch refuses (a 1xx status, a 205 with a body, a body already read) throws here the error
+ * `toFetch()` throws; `app.fetch` does not pass it on: it answers the Node adapter's plain 500 and logs
+ * the error (app/create-app.ts), so every host answers such a response alike.
  */
 export function toFetchResponse(response: HttpResponse): Response {
   const body = response.body;

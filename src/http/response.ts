@@ -198,6 +198,16 @@ export class HttpResponse {
     return new HttpResponse(stream, status, headers);
   }
 
+  /**
+   * What a controller returns or a listener sets as the response: an HttpResponse as it is, a Fetch
+   * Response wrapped (`fromFetch`); null for anything else. The one place both are told apart.
+   */
+  static from(value: unknown): HttpResponse | null {
+    if (value instanceof HttpResponse) return value;
+    if (typeof Response !== 'undefined' && value instanceof Response) return HttpResponse.fromFetch(value);
+    return null;
+  }
+
   /** Wraps a Fetch Response returned by a controller; its body stays a stream, nothing is buffered. */
   static fromFetch(response: Response): HttpResponse {
     const r = new HttpResponse(response.body, response.status);

@@ -1,8 +1,20 @@
 import type { KernelRequest } from '../http/request.ts';
-import type { HttpResponse } from '../http/response.ts';
+import { HttpResponse } from '../http/response.ts';
+import { toError } from './exceptions.ts';
 
 /** A controller: gets the request (route parameters in `request.attributes`) and the resolved arguments. */
 export type Controller = (request: KernelRequest, ...args: any[]) => unknown;
+
+/**
+ * The response a listener gives `setResponse`, as the kernel's: a Fetch `Response` is wrapped, as a
+ * controller's is, so that every hook (kernel.exception included) takes one. Anything else is the
+ * listener's error, reported where it happened.
+ */
+function eventResponse(response: HttpResponse | Response): HttpResponse {
+  const normalized = HttpResponse.from(response);
+  if (normalized === null) throw new TypeError(`setResponse() takes an HttpResponse or a Fetch Response, got ${response === null ? 'null' : typeof response}.`);
+  return normalized;
+}
 
 /** Hook names, exactly as the contract writes them. */
 export const HOOKS = [
@@ -25,8 +37,8 @@ export class RequestEvent {
   response: HttpResponse | null = null;
   failure: Error | null = null;
   constructor(readonly request: KernelRequest) {}
-  setResponse(response: HttpResponse): void {
-    this.response = response;
+  setResponse(response: HttpResponse | Response): void {
+    this.response = eventResponse(response);
   }
   /**
    * Ends the request with `error`, exactly as throwing it would (kernel.exception renders it), but
@@ -60,16 +72,16 @@ export class ControllerArgumentsEvent {
 export class ViewEvent {
   response: HttpResponse | null = null;
   constructor(readonly request: KernelRequest, readonly controllerResult: unknown) {}
-  setResponse(response: HttpResponse): void {
-    this.response = response;
+  setResponse(response: HttpResponse | Response): void {
+    this.response = eventResponse(response);
   }
 }
 
 /** kernel.response: listeners change the response in place or replace it. */
 export class ResponseEvent {
   constructor(readonly request: KernelRequest, public response: HttpResponse) {}
-  setResponse(response: HttpResponse): void {
-    this.response = response;
+  setResponse(response: HttpResponse | Response): void {
+    this.response = eventResponse(response);
   }
 }
 
@@ -82,12 +94,26 @@ export class ExceptionEvent {
   response: HttpResponse | null = null;
   /** When true the kernel keeps the response's status even if it is not an error status. */
   allowCustomResponseCode = false;
-  constructor(readonly request: KernelRequest, public throwable: Error) {}
+  #throwable: Error;
+  constructor(readonly request: KernelRequest, throwable: Error) {
+    this.#throwable = toError(throwable);
+  }
+  /**
+   * The error being handled. What a listener sets is kept as `toError` makes it (a JavaScript listener
+   * may set a string or null): the page, the `X-Debug-Exception` header and the log then describe the
+   * same Error.
+   */
+  get throwable(): Error {
+    return this.#throwable;
+  }
+  set throwable(error: Error) {
+    this.#throwable = toError(error);
+  }
   setThrowable(error: Error): void {
     this.throwable = error;
   }
-  setResponse(response: HttpResponse): void {
-    this.response = response;
+  setResponse(response: HttpResponse | Response): void {
+    this.response = eventResponse(response);
   }
 }
 

@@ -59,6 +59,11 @@ export class HttpException extends FrameworkError {
   }
 }
 
+/*
+ * Symfony 5.4's HttpException subclasses (HttpKernel\Exception), with their constructors less the
+ * PHP-only `$code`: (message, previous, headers), after the class's own first argument where it has one.
+ */
+
 export class BadRequestHttpException extends HttpException {
   static override readonly className = 'BadRequestHttpException';
   constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
@@ -66,17 +71,19 @@ export class BadRequestHttpException extends HttpException {
   }
 }
 
+/** Symfony sets `WWW-Authenticate` to the challenge whatever it is, an empty one included. */
 export class UnauthorizedHttpException extends HttpException {
   static override readonly className = 'UnauthorizedHttpException';
-  constructor(challenge: string, message = '', previous?: unknown) {
-    super(401, message, previous, challenge ? { 'WWW-Authenticate': challenge } : {});
+  constructor(challenge: string, message = '', previous?: unknown, headers: Record<string, string> = {}) {
+    super(401, message, previous, { ...headers, 'WWW-Authenticate': challenge });
   }
 }
 
+/** Symfony's default message is empty; `Access Denied.` is the security AccessDeniedException's. */
 export class AccessDeniedHttpException extends HttpException {
   static override readonly className = 'AccessDeniedHttpException';
-  constructor(message = 'Access Denied.', previous?: unknown) {
-    super(403, message, previous);
+  constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
+    super(403, message, previous, headers);
   }
 }
 
@@ -87,16 +94,53 @@ export class NotFoundHttpException extends HttpException {
   }
 }
 
+/** `Allow` is the allowed methods, upper-cased, over any `Allow` among `headers` (as in Symfony). */
 export class MethodNotAllowedHttpException extends HttpException {
   static override readonly className = 'MethodNotAllowedHttpException';
   readonly allowedMethods: string[];
-  constructor(allowed: string[], message = '', previous?: unknown) {
+  constructor(allowed: string[], message = '', previous?: unknown, headers: Record<string, string> = {}) {
     const upper = allowed.map((m) => m.toUpperCase());
-    super(405, message, previous, { Allow: upper.join(', ') });
+    super(405, message, previous, { ...headers, Allow: upper.join(', ') });
     this.allowedMethods = upper;
   }
 }
 
+export class NotAcceptableHttpException extends HttpException {
+  static override readonly className = 'NotAcceptableHttpException';
+  constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
+    super(406, message, previous, headers);
+  }
+}
+
+export class ConflictHttpException extends HttpException {
+  static override readonly className = 'ConflictHttpException';
+  constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
+    super(409, message, previous, headers);
+  }
+}
+
+export class GoneHttpException extends HttpException {
+  static override readonly className = 'GoneHttpException';
+  constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
+    super(410, message, previous, headers);
+  }
+}
+
+export class LengthRequiredHttpException extends HttpException {
+  static override readonly className = 'LengthRequiredHttpException';
+  constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
+    super(411, message, previous, headers);
+  }
+}
+
+export class PreconditionFailedHttpException extends HttpException {
+  static override readonly className = 'PreconditionFailedHttpException';
+  constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
+    super(412, message, previous, headers);
+  }
+}
+
+/** Not in Symfony 5.4: the 413 of the body limit (CONTRACT §8.2). */
 export class PayloadTooLargeHttpException extends HttpException {
   static override readonly className = 'PayloadTooLargeHttpException';
   constructor(message = 'Request body is too large.', previous?: unknown) {
@@ -104,11 +148,54 @@ export class PayloadTooLargeHttpException extends HttpException {
   }
 }
 
+export class UnsupportedMediaTypeHttpException extends HttpException {
+  static override readonly className = 'UnsupportedMediaTypeHttpException';
+  constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
+    super(415, message, previous, headers);
+  }
+}
+
+export class UnprocessableEntityHttpException extends HttpException {
+  static override readonly className = 'UnprocessableEntityHttpException';
+  constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
+    super(422, message, previous, headers);
+  }
+}
+
+export class PreconditionRequiredHttpException extends HttpException {
+  static override readonly className = 'PreconditionRequiredHttpException';
+  constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
+    super(428, message, previous, headers);
+  }
+}
+
+/** `retryAfter` (seconds or an HTTP date), when given and not empty or 0, is sent as `Retry-After` (as in Symfony). */
+export class TooManyRequestsHttpException extends HttpException {
+  static override readonly className = 'TooManyRequestsHttpException';
+  constructor(retryAfter?: number | string | null, message = '', previous?: unknown, headers: Record<string, string> = {}) {
+    super(429, message, previous, withRetryAfter(headers, retryAfter));
+  }
+}
+
+/** Not in Symfony 5.4: 501 Not Implemented, for applications. */
 export class NotImplementedHttpException extends HttpException {
   static override readonly className = 'NotImplementedHttpException';
   constructor(message = '', previous?: unknown) {
     super(501, message, previous);
   }
+}
+
+/** `retryAfter` (seconds or an HTTP date), when given and not empty or 0, is sent as `Retry-After` (as in Symfony). */
+export class ServiceUnavailableHttpException extends HttpException {
+  static override readonly className = 'ServiceUnavailableHttpException';
+  constructor(retryAfter?: number | string | null, message = '', previous?: unknown, headers: Record<string, string> = {}) {
+    super(503, message, previous, withRetryAfter(headers, retryAfter));
+  }
+}
+
+/** Symfony's `if ($retryAfter) $headers['Retry-After'] = $retryAfter;`: a falsy value (0, '', null) sets nothing. */
+function withRetryAfter(headers: Record<string, string>, retryAfter: number | string | null | undefined): Record<string, string> {
+  return retryAfter ? { ...headers, 'Retry-After': String(retryAfter) } : headers;
 }
 
 /**
@@ -191,36 +278,59 @@ export class NonErrorThrown extends FrameworkError {
   }
 }
 
+/** Never throws: a Proxy's traps may throw from JSON.stringify, String() and even Object.prototype.toString. */
 function describeThrown(value: unknown): string {
   if (typeof value === 'string') return value;
   try {
     return `Non-error value thrown: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`;
   } catch {
-    return `Non-error value thrown: ${Object.prototype.toString.call(value)}`;
+    try {
+      return `Non-error value thrown: ${Object.prototype.toString.call(value)}`;
+    } catch {
+      return 'Non-error value thrown: [unreadable value]';
+    }
   }
 }
 
-/** Every throw becomes an Error; non-Errors are wrapped, never lost. */
+/**
+ * Whether a thrown value is an Error, without throwing (`instanceof` runs a Proxy's getPrototypeOf
+ * trap). An Error of another realm (a `vm` context, an iframe) is not `instanceof` this realm's Error;
+ * its `Object.prototype.toString` still says `[object Error]`, as for every native error.
+ */
+export function isError(value: unknown): value is Error {
+  try {
+    if (value instanceof Error) return true;
+    return typeof value === 'object' && value !== null && Object.prototype.toString.call(value) === '[object Error]';
+  } catch {
+    return false;
+  }
+}
+
+/** Every throw becomes an Error; non-Errors are wrapped, never lost. Never throws. */
 export function toError(value: unknown): Error {
-  return value instanceof Error ? value : new NonErrorThrown(value);
+  return isError(value) ? value : new NonErrorThrown(value);
 }
 
 /** The class name pages and logs show for an error. */
 export function classNameOf(error: unknown): string {
   if (error instanceof FrameworkError) return error.className;
-  if (error instanceof Error) return error.name && error.name !== 'Error' ? error.name : error.constructor?.name || 'Error';
+  if (isError(error)) return error.name && error.name !== 'Error' ? error.name : error.constructor?.name || 'Error';
   return typeof error;
 }
 
-/** The cause chain, outermost first, cycle-safe and bounded. */
+/** The cause chain, outermost first, cycle-safe and bounded; never throws (a cause getter may: the chain ends there). */
 export function exceptionChain(error: unknown, limit = 32): Error[] {
   const chain: Error[] = [];
   let current: unknown = error;
-  while (current instanceof Error && chain.length < limit && !chain.includes(current)) {
+  while (isError(current) && chain.length < limit && !chain.includes(current)) {
     chain.push(current);
-    current = current instanceof FrameworkError ? current.previous : (current as { cause?: unknown }).cause;
+    try {
+      current = current instanceof FrameworkError ? current.previous : (current as { cause?: unknown }).cause;
+    } catch {
+      return chain;
+    }
   }
-  if (current !== undefined && !(current instanceof Error) && chain.length < limit) chain.push(new NonErrorThrown(current));
+  if (current !== undefined && !isError(current) && chain.length < limit) chain.push(new NonErrorThrown(current));
   return chain;
 }
 
@@ -232,4 +342,27 @@ export function statusOf(error: unknown): number {
 
 export function headersOf(error: unknown): Record<string, string> {
   return error instanceof HttpException ? error.headers : {};
+}
+
+/**
+ * Sets an HTTP exception's own headers on a response, one by one: a header the response refuses
+ * (CR/LF or a character beyond U+00FF in the value, perhaps taken from the request) is skipped, and an
+ * unreadable one too, so that the exception's other headers and the response itself survive.
+ */
+export function copyExceptionHeaders(error: unknown, headers: { set(name: string, value: string): void }): void {
+  let own: Record<string, string>;
+  let names: string[];
+  try {
+    own = headersOf(error);
+    names = Object.keys(own);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    try {
+      headers.set(name, String(own[name]));
+    } catch {
+      // refused or unreadable: the other headers still go
+    }
+  }
 }

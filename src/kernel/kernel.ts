@@ -1,12 +1,16 @@
 import type { KernelRequest } from '../http/request.ts';
 import { now } from './clock.ts';
 import { HttpResponse } from '../http/response.ts';
+import { messageOf } from '../debug/error-page/safe-json.ts';
+import { logExceptionHandlingFailure } from '../listeners/error-listener.ts';
 import {
   BadRequestHttpException,
+  copyExceptionHeaders,
   FrameworkError,
   HttpException,
   NotFoundHttpException,
   RequestError,
+  statusOf,
   toError,
 } from './exceptions.ts';
 import {
@@ -56,28 +60,44 @@ export class HttpKernel {
   /**
    * @param plan production only: per-route controller hooks without their idle listeners
    * (app/controller-plan.ts); debug mode calls every listener of the table, as the contract lists them.
+   * @param finishers synchronous kernel.response listeners (the app's ResponseListener and robots
+   * listener) run on a response that skips kernel.response or fails in it — the last-resort 500, an
+   * error response a kernel.response listener failed on — so that it still gets CONTRACT §9's defaults.
    */
-  constructor(readonly hooks: HookTable, debug: boolean, readonly plan: ControllerPlan | null = null) {
+  constructor(
+    readonly hooks: HookTable,
+    debug: boolean,
+    readonly plan: ControllerPlan | null = null,
+    private readonly finishers: readonly Listener<'kernel.response'>[] = [],
+  ) {
     this.dispatch = debug ? this.dispatchTraced : this.dispatchPlain;
   }
 
-  /** Always answers: errors become responses through kernel.exception, or a minimal 500 as a last resort. */
+  /**
+   * Always answers, never throws or rejects, whatever a listener or the controller throws: errors
+   * become responses through kernel.exception, or a minimal 500 as a last resort.
+   */
   handle(request: KernelRequest): MaybePromise<HttpResponse> {
     try {
       const response = this.handleRaw(request);
-      if (response instanceof Promise) return response.catch((thrown: unknown) => this.handleThrowable(asKernelError(thrown), request));
+      if (response instanceof Promise) return response.catch((thrown: unknown) => this.handleThrown(thrown, request));
       return response;
     } catch (thrown) {
-      return this.handleThrowable(asKernelError(thrown), request);
+      return this.handleThrown(thrown, request);
     }
   }
 
-  /** kernel.terminate, after the host has the response. Errors are logged, never thrown. */
+  /** kernel.terminate, after the host has the response. Errors are logged; the promise never rejects. */
   async terminate(request: KernelRequest, response: HttpResponse): Promise<void> {
     try {
       await this.dispatch('kernel.terminate', new TerminateEvent(request, response));
     } catch (error) {
-      request.logger.critical('request', 'Exception thrown in kernel.terminate: {message}', { message: toError(error).message, exception: error });
+      try {
+        // messageOf: the error's message getter, or a Proxy's trap, may throw too.
+        request.logger.critical('request', 'Exception thrown in kernel.terminate: {message}', { message: messageOf(error), exception: error });
+      } catch {
+        // nothing left to report to: the response is out already
+      }
     }
   }
 
@@ -89,7 +109,7 @@ export class HttpKernel {
   }
 
   private afterRequest(request: KernelRequest, requestEvent: RequestEvent): MaybePromise<HttpResponse> {
-    if (requestEvent.failure) return this.handleThrowable(asKernelError(requestEvent.failure), request);
+    if (requestEvent.failure) return this.handleThrown(requestEvent.failure, request);
     if (requestEvent.response) return this.filterResponse(requestEvent.response, request);
     const event = new ControllerEvent(request, resolveController(request));
     const planned = this.plan?.(request);
@@ -113,7 +133,7 @@ export class HttpKernel {
 
   /** A response goes on; anything else goes through kernel.view first. */
   private handleResult(request: KernelRequest, result: unknown): MaybePromise<HttpResponse> {
-    const response = asResponse(result);
+    const response = HttpResponse.from(result);
     if (response) return this.filterResponse(response, request);
     const event = new ViewEvent(request, result);
     const pending = this.dispatch('kernel.view', event);
@@ -133,16 +153,26 @@ export class HttpKernel {
     return pending ? pending.then(() => response) : response;
   }
 
+  /**
+   * kernel.exception for anything thrown. What its listeners throw in turn (a hostile Proxy, a getter
+   * that throws, a response that is no response) ends in the last resort instead of leaving handle().
+   */
+  private handleThrown(thrown: unknown, request: KernelRequest): MaybePromise<HttpResponse> {
+    let error: Error | null = null;
+    try {
+      error = asKernelError(thrown);
+      const response = this.handleThrowable(error, request);
+      return response instanceof Promise ? response.catch((failure: unknown) => this.lastResort(request, toError(failure), error)) : response;
+    } catch (failure) {
+      return this.lastResort(request, toError(failure), error);
+    }
+  }
+
   private handleThrowable(error: Error, request: KernelRequest): MaybePromise<HttpResponse> {
     const event = new ExceptionEvent(request, error);
-    let pending: Pending;
-    try {
-      const added = request.exceptionListeners;
-      pending = this.dispatch('kernel.exception', event, true, added === null ? undefined : [...added, ...this.hooks['kernel.exception']]);
-    } catch (renderError) {
-      return lastResortResponse(request, toError(renderError), error);
-    }
-    if (pending) return pending.then(() => this.afterException(request, event), (renderError: unknown) => lastResortResponse(request, toError(renderError), error));
+    const added = request.exceptionListeners;
+    const pending = this.dispatch('kernel.exception', event, true, added === null ? undefined : [...added, ...this.hooks['kernel.exception']]);
+    if (pending) return pending.then(() => this.afterException(request, event));
     return this.afterException(request, event);
   }
 
@@ -153,23 +183,24 @@ export class HttpKernel {
       const thrown = event.throwable;
       if (thrown instanceof HttpException) {
         response.status = thrown.statusCode;
-        for (const [k, v] of Object.entries(thrown.headers)) response.headers.set(k, v);
+        copyExceptionHeaders(thrown, response.headers);
       } else {
         response.status = 500;
       }
     }
-    // A response listener failing on the error response: the error response goes out as it is.
+    // A response listener failing on the error response: the error response goes out as it is
+    // (Symfony's handleThrowable), with the defaults kernel.response did not give it.
     try {
       const filtered = this.filterResponse(response, request);
-      return filtered instanceof Promise ? filtered.catch(() => response) : filtered;
+      return filtered instanceof Promise ? filtered.catch(() => this.finishUnfiltered(request, response)) : filtered;
     } catch {
-      return response;
+      return this.finishUnfiltered(request, response);
     }
   }
 
   /** No listener rendered the error: kernel.finish_request still runs (its errors ignored), then the last resort. */
   private finishWithoutResponse(request: KernelRequest, thrown: Error): MaybePromise<HttpResponse> {
-    const answer = () => lastResortResponse(request, thrown, null);
+    const answer = () => this.lastResort(request, thrown, null);
     try {
       const pending = this.dispatch('kernel.finish_request', new FinishRequestEvent(request));
       if (pending) return pending.then(answer, answer);
@@ -177,6 +208,38 @@ export class HttpKernel {
       // ignored, as above
     }
     return answer();
+  }
+
+  /**
+   * When the exception hook itself fails or sets no response: a small plain 500 that reveals nothing
+   * (the HTTP status of an unrendered HTTP exception), so a request never hangs and no rejection escapes.
+   */
+  private lastResort(request: KernelRequest, error: Error, original: Error | null): HttpResponse {
+    logExceptionHandlingFailure(request, error, original);
+    let status = 500;
+    try {
+      if (!original) status = statusOf(error);
+    } catch {
+      // an unreadable status: 500
+    }
+    const response = new HttpResponse(`${status === 500 ? 'Internal Server Error' : 'Error'}\n`, status, {
+      'content-type': 'text/plain; charset=UTF-8',
+      'cache-control': 'no-cache, private',
+    });
+    return this.finishUnfiltered(request, response);
+  }
+
+  /** The finishers on a response that did not pass kernel.response whole; each on its own, none may cost the answer. */
+  private finishUnfiltered(request: KernelRequest, response: HttpResponse): HttpResponse {
+    const event = new ResponseEvent(request, response);
+    for (const finisher of this.finishers) {
+      try {
+        void finisher.call(event);
+      } catch {
+        // the response goes out without this finisher's part
+      }
+    }
+    return response;
   }
 
   /**
@@ -264,8 +327,8 @@ function stops(event: object): boolean {
 
 /** Request errors become 400s with the same message; anything that is not an Error is wrapped. */
 export function asKernelError(thrown: unknown): Error {
-  if (thrown instanceof RequestError) return new BadRequestHttpException(thrown.message, thrown);
-  return toError(thrown);
+  const error = toError(thrown);
+  return error instanceof RequestError ? new BadRequestHttpException(messageOf(error), error) : error;
 }
 
 function resolveController(request: KernelRequest): Controller {
@@ -274,40 +337,40 @@ function resolveController(request: KernelRequest): Controller {
   throw new NotFoundHttpException(`Unable to find the controller for path "${request.pathInfo}". The route is wrongly configured.`);
 }
 
-function asResponse(result: unknown): HttpResponse | null {
-  if (result instanceof HttpResponse) return result;
-  if (typeof Response !== 'undefined' && result instanceof Response) return HttpResponse.fromFetch(result);
-  return null;
-}
+/** Symfony's HttpKernel::varToString cuts strings and array keys at this many characters. */
+const VAR_TO_STRING_MAX = 255;
 
-function describe(value: unknown): string {
+/**
+ * Symfony's HttpKernel::varToString, for the "must return a Response" message: `a string ("…")`,
+ * `a number (42)`, `a boolean value (false)`, `an array ([0 => ..., 1 => ...])`, `an object of type X`,
+ * `null`; JavaScript's own `undefined`, and `a function` / `a symbol`, as they are.
+ */
+function varToString(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';
-  if (Array.isArray(value)) return 'an array';
+  if (Array.isArray(value)) {
+    let keys = '';
+    for (let i = 0; i < value.length && keys.length < VAR_TO_STRING_MAX; i++) keys += `${i === 0 ? '' : ', '}${i} => ...`;
+    return `an array ([${firstChars(keys, VAR_TO_STRING_MAX)}])`;
+  }
   if (typeof value === 'object') return `an object of type ${(value as object).constructor?.name ?? 'Object'}`;
+  if (typeof value === 'boolean') return `a boolean value (${value})`;
+  if (typeof value === 'string') {
+    const shown = firstChars(value, VAR_TO_STRING_MAX);
+    return `a string ("${shown}${shown.length < value.length ? '...' : ''}")`;
+  }
+  if (typeof value === 'number' || typeof value === 'bigint') return `a number (${value})`;
   return `a ${typeof value}`;
 }
 
+/** The first `count` characters (code points, as PHP's mb_substr counts them) of `text`. */
+function firstChars(text: string, count: number): string {
+  return Array.from(text.slice(0, 2 * count)).slice(0, count).join('');
+}
+
 function throwNoResponse(result: unknown): never {
-  let message = `The controller must return a "Response" object but it returned ${describe(result)}.`;
+  let message = `The controller must return a "Response" object but it returned ${varToString(result)}.`;
   if (result === null || result === undefined) message += ' Did you forget to add a return statement somewhere in your controller?';
   throw new ControllerDoesNotReturnResponseException(message);
 }
 
-/**
- * When the exception hook itself fails or sets no response: a small plain 500 that reveals nothing,
- * so a request never hangs and no rejection escapes.
- */
-function lastResortResponse(request: KernelRequest, error: Error, original: Error | null): HttpResponse {
-  try {
-    request.logger.critical('request', 'Exception thrown when handling an exception ({message})', { message: error.message, exception: error, original });
-  } catch {
-    // Logging must not stand between the client and an answer.
-  }
-  const status = error instanceof HttpException && !original ? error.statusCode : 500;
-  return new HttpResponse(`${status === 500 ? 'Internal Server Error' : 'Error'}\n`, status, {
-    'content-type': 'text/plain; charset=UTF-8',
-    'cache-control': 'no-cache, private',
-    'x-robots-tag': 'noindex',
-  });
-}

@@ -1,9 +1,10 @@
+import type { KernelRequest } from '../http/request.ts';
 import type { ControllerArgumentsEvent, ExceptionEvent, ResponseEvent } from '../kernel/events.ts';
 import { HttpException } from '../kernel/exceptions.ts';
 import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import { renderError } from '../debug/error-renderer.ts';
 import { messageOf, safeClassName } from '../debug/error-page/model.ts';
-import { throwSite } from '../debug/stack.ts';
+import { throwLocation } from '../debug/stack.ts';
 
 const REMOVE_CSP = '_remove_csp_headers';
 
@@ -30,18 +31,11 @@ export class ErrorListener {
    */
   readonly logKernelException = listener<'kernel.exception'>('ErrorListener::logKernelException', 'error logging', (event: ExceptionEvent) => {
     const error = event.throwable;
-    const level = error instanceof HttpException && error.statusCode < 500 ? 'error' : 'critical';
+    const level = logLevelOf(error);
     if (error instanceof HttpException && this.excludedHttpCodes.includes(error.statusCode)) return;
     const logger = event.request.logger;
     if (!logger.isEnabled(level)) return;
-    let file = 'unknown';
-    let line = 0;
-    try {
-      const site = throwSite(error);
-      if (site) ({ file, line } = site);
-    } catch {
-      // keep "unknown"
-    }
+    const { file, line } = safeThrowLocation(error);
     logger.log(level, 'request', `Uncaught Exception ${safeClassName(error)}: "${messageOf(error)}" at ${file} line ${line}`, { exception: error });
   });
 
@@ -65,4 +59,35 @@ export class ErrorListener {
     }),
     routeLacks(null, 'exception'),
   );
+}
+
+/** Symfony's ErrorListener::logException: CRITICAL, unless an HTTP error below 500 (ERROR). */
+function logLevelOf(error: Error): 'error' | 'critical' {
+  return error instanceof HttpException && error.statusCode < 500 ? 'error' : 'critical';
+}
+
+/** The throw site of the log lines, or `unknown` line 0 when the stack cannot be read. */
+function safeThrowLocation(error: Error): { file: string; line: number } {
+  try {
+    return throwLocation(error);
+  } catch {
+    return { file: 'unknown', line: 0 };
+  }
+}
+
+/**
+ * ErrorListener's line for an error thrown while an error was being handled (in Symfony, by the error
+ * controller's sub-request; here, by a kernel.exception listener, caught by the kernel):
+ * `Exception thrown when handling an exception (<class>: <message> at <file> line <line>)`, at
+ * logKernelException's level; `original` (the error being handled) in the context. Never throws:
+ * logging must not stand between the client and an answer.
+ */
+export function logExceptionHandlingFailure(request: KernelRequest, failure: Error, original: Error | null): void {
+  try {
+    const { file, line } = safeThrowLocation(failure);
+    const message = `Exception thrown when handling an exception (${safeClassName(failure)}: ${messageOf(failure)} at ${file} line ${line})`;
+    request.logger.log(logLevelOf(failure), 'request', message, { exception: failure, original });
+  } catch {
+    // nothing left to report to
+  }
 }

@@ -77,7 +77,9 @@ export class ResponseListener {
         headers.set('content-type', `${type}; charset=${this.charset}`);
       }
       if (headers.has('transfer-encoding')) headers.delete('content-length');
-      if (request.realMethod === 'HEAD') {
+      // Once per response: the kernel runs this listener again on an error response that a later
+      // kernel.response listener failed on, whose body it may have emptied (its length is GET's already).
+      if (request.realMethod === 'HEAD' && !headBodies.has(response)) {
         // GET's Content-Length stays visible for a fixed body (Symfony keeps the header, not the body):
         // the body's own length, which is what the hosts send for GET whatever the app declared (null: 0).
         // A stream keeps only what the app declared, as on GET.

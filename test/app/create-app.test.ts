@@ -130,3 +130,31 @@ test('regression: a listener for an unknown hook (kernel.responze) failed with "
   const listeners = [{ hook: 'kernel.responze', listener: { id: 'App::x', role: 'r', call: () => {} } }] as unknown as AppOptions['listeners'];
   assert.throws(() => createApp({ env: 'prod', logSink: () => {}, listeners }), /^Error: Unknown hook "kernel\.responze" for listener "App::x": the hooks are kernel\.request, /);
 });
+
+test('regression: app.fetch rejected when the kernel\'s response could not become a Fetch Response (a body already read, a 1xx status); it answers the Node adapter\'s plain 500, logged', async () => {
+  const lines: string[] = [];
+  const app = createApp({
+    env: 'prod',
+    environment: {},
+    logSink: (l) => lines.push(l),
+    routes: [
+      { name: 'read', path: '/read', controller: async () => { const r = new Response('x'); await r.text(); return r; } },
+      { name: 'interim', path: '/interim', controller: () => new HttpResponse('x', 103) },
+    ],
+  });
+  // (A HEAD of /read is answered: its body is dropped unread.)
+  for (const [path, method] of [['/read', 'GET'], ['/interim', 'GET'], ['/interim', 'HEAD']] as const) {
+    lines.length = 0;
+    const response = await app.fetch(new Request(`http://localhost${path}`, { method }));
+    assert.equal(response.status, 500, `${method} ${path}`);
+    assert.equal(response.headers.get('content-type'), 'text/plain; charset=UTF-8');
+    assert.equal(response.headers.get('cache-control'), 'no-store');
+    assert.equal(await response.text(), method === 'HEAD' ? '' : 'Internal Server Error');
+    assert.equal(lines.length, 1, lines.join('\n'));
+    assert.match(lines[0]!, /app\.ERROR: Unhandled error while handling a request: (TypeError|RangeError): /);
+  }
+  // app.respond, the same answer without the promise.
+  const direct = app.respond(new Request('http://localhost/interim'));
+  assert.ok(direct instanceof Response);
+  assert.equal(direct.status, 500);
+});

@@ -530,3 +530,19 @@ describe('status texts', () => {
     assert.equal((JSON.parse(problem.body) as { title: string }).title, 'Unprocessable Entity');
   });
 });
+
+describe('the exception\'s own headers', () => {
+  test('regression: the exception\'s own Vary (Origin) was replaced by Vary: Accept; Accept is added to it', async () => {
+    const routes: RouteDefinition[] = [
+      { name: 'cors', path: '/cors', controller: () => { throw new HttpException(503, 'down', undefined, { Vary: 'Origin' }); } },
+      { name: 'both', path: '/both', controller: () => { throw new HttpException(503, 'down', undefined, { Vary: 'Origin, accept' }); } },
+    ];
+    for (const env of ['dev', 'prod'] as const) {
+      for (const accept of ['text/html', 'application/json']) {
+        const app = makeApp(env, { routes });
+        assert.equal((await app.get('/cors', { accept })).headers.get('vary'), 'Origin, Accept', `${env} ${accept}`);
+        assert.equal((await app.get('/both', { accept })).headers.get('vary'), 'Origin, accept', `${env} ${accept}: Accept is listed once`);
+      }
+    }
+  });
+});

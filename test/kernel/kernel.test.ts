@@ -7,7 +7,9 @@ import { HttpResponse } from '../../src/http/response.ts';
 import { fetchSource } from '../../src/http/source.ts';
 import { IpMatcher } from '../../src/http/ip.ts';
 import { LogStream } from '../../src/log/logger.ts';
-import { BadRequestHttpException, MethodNotAllowedHttpException, NonErrorThrown, SuspiciousOperationException } from '../../src/kernel/exceptions.ts';
+import { BadRequestHttpException, HttpException, MethodNotAllowedHttpException, NonErrorThrown, SuspiciousOperationException } from '../../src/kernel/exceptions.ts';
+import { createApp, type AnyListenerRegistration, type AppOptions } from '../../src/app/create-app.ts';
+import type { RouteDefinition } from '../../src/routing/route.ts';
 
 function makeRequest(debug = true, lines: string[] = [], logStream = new LogStream((l) => lines.push(l), 'debug', 'json')): KernelRequest {
   return new KernelRequest(fetchSource(new Request('http://localhost/x')), {
@@ -342,4 +344,130 @@ test('RequestEvent.fail ends the request like a throw: remaining request listene
   const response = await new HttpKernel(t, false).handle(makeRequest(false));
   assert.equal(response.status, 400, 'a request error handed over asynchronously is a 400 too');
   assert.equal(response.body, 'BadRequestHttpException|late failure|SuspiciousOperationException');
+});
+
+/** An app whose log lines are kept (line format), for tests that look at what a client and an operator see. */
+function appWithLog(debug: boolean, options: AppOptions = {}) {
+  const lines: string[] = [];
+  const app = createApp({ debug, env: debug ? 'dev' : 'prod', environment: {}, logSink: (l) => lines.push(l), ...options });
+  return { app, lines, get: (path: string, init?: RequestInit) => app.fetch(new Request(`http://localhost${path}`, init)) };
+}
+
+/** A thrown value that no reader can look at: every trap throws, `instanceof` included. */
+const hostileProxy = () => new Proxy({}, { get() { throw new Error('trap get'); }, getPrototypeOf() { throw new Error('trap proto'); } });
+const revokedProxy = () => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+};
+
+test('regression: a kernel.terminate listener throwing an error whose message getter throws, or a hostile Proxy, made terminate() reject (an unhandled rejection ended a serve() process)', async () => {
+  const unreadable = new Error('x');
+  Object.defineProperty(unreadable, 'message', { get() { throw new Error('message getter'); } });
+  for (const thrown of [unreadable, hostileProxy()]) {
+    const lines: string[] = [];
+    const request = makeRequest(true, lines);
+    const t = emptyHookTable();
+    t['kernel.terminate'].push(listener('T::boom', 't', () => { throw thrown; }));
+    await new HttpKernel(t, true).terminate(request, HttpResponse.text(''));
+    const records = lines.map((l) => JSON.parse(l) as { message: string; level_name: string }).filter((r) => r.message.startsWith('Exception thrown in kernel.terminate'));
+    assert.deepEqual(records.map((r) => [r.level_name, r.message]), [['CRITICAL', 'Exception thrown in kernel.terminate: [unreadable message]']]);
+  }
+});
+
+test('regression: a hostile or revoked Proxy thrown by the controller or a kernel.exception listener made app.fetch reject instead of answering', async () => {
+  const cases: Record<string, AppOptions> = {
+    'controller throws a hostile Proxy': { routes: [{ name: 't', path: '/t', controller: () => { throw hostileProxy(); } }] },
+    'async controller rejects with a revoked Proxy': { routes: [{ name: 't', path: '/t', controller: async () => { throw revokedProxy(); } }] },
+    'kernel.exception listener throws a hostile Proxy': {
+      routes: [{ name: 't', path: '/t', controller: () => { throw new Error('first'); } }],
+      listeners: [{ hook: 'kernel.exception', listener: listener<'kernel.exception'>('Test::hostile', 't', () => { throw hostileProxy(); }), placement: { index: 0 } }],
+    },
+    'async kernel.exception listener rejects with a revoked Proxy': {
+      routes: [{ name: 't', path: '/t', controller: () => { throw new Error('first'); } }],
+      listeners: [{ hook: 'kernel.exception', listener: listener<'kernel.exception'>('Test::revoked', 't', async () => { throw revokedProxy(); }), placement: { index: 0 } }],
+    },
+  };
+  for (const debug of [false, true]) {
+    for (const [name, options] of Object.entries(cases)) {
+      const { get } = appWithLog(debug, options);
+      const response = await get('/t');
+      assert.equal(response.status, 500, `${name}, debug=${debug}`);
+      await response.text();
+    }
+  }
+});
+
+test('regression: an HttpException header a response refuses (CR/LF) made app.fetch reject when a kernel.exception listener answered with a 2xx page', async () => {
+  const { get } = appWithLog(false, {
+    routes: [{ name: 't', path: '/t', controller: () => { throw new HttpException(503, 'down', undefined, { 'Retry-After': '1\r\nX-Injected: y', 'X-Kept': 'yes' }); } }],
+    listeners: [{ hook: 'kernel.exception', listener: listener<'kernel.exception'>('Test::maintenance', 't', (e) => e.setResponse(HttpResponse.html('<h1>Maintenance</h1>'))), placement: { index: 0 } }],
+  });
+  const response = await get('/t');
+  assert.equal(response.status, 503, 'the exception\'s status, as Symfony gives a 2xx error response');
+  assert.equal(response.headers.get('x-kept'), 'yes', 'its other headers are still copied');
+  assert.equal(response.headers.get('retry-after'), null);
+  assert.equal(response.headers.get('x-injected'), null);
+  assert.equal(await response.text(), '<h1>Maintenance</h1>');
+});
+
+test('regression: the last-resort 500 and an error response a kernel.response listener failed on kept their body on HEAD, and the latter went out without X-Robots-Tag and Cache-Control (CONTRACT §9)', async () => {
+  const failing = (hook: 'kernel.exception' | 'kernel.response', placement: AnyListenerRegistration['placement']): AnyListenerRegistration =>
+    hook === 'kernel.exception'
+      ? { hook, listener: listener<'kernel.exception'>('Test::fails', 't', () => { throw new Error('listener failed'); }), placement }
+      : { hook, listener: listener<'kernel.response'>('Test::fails', 't', (e) => { if (e.response.status >= 500) throw new Error('listener failed'); }), placement };
+  const variants: Record<string, AnyListenerRegistration> = {
+    'a kernel.exception listener fails (last resort)': failing('kernel.exception', { index: 0 }),
+    'the first kernel.response listener fails on the error response': failing('kernel.response', { index: 0 }),
+    'a kernel.response listener after ResponseListener fails on it': failing('kernel.response', { after: 'ResponseListener::onKernelResponse' }),
+  };
+  const routes: RouteDefinition[] = [{ name: 't', path: '/t', controller: () => { throw new Error('boom'); } }];
+  for (const debug of [false, true]) {
+    for (const [name, registration] of Object.entries(variants)) {
+      const { get } = appWithLog(debug, { routes, listeners: [registration] });
+      const label = `${name}, debug=${debug}`;
+      const got = await get('/t');
+      const body = await got.text();
+      const head = await get('/t', { method: 'HEAD' });
+      for (const response of [got, head]) {
+        assert.equal(response.status, 500, label);
+        assert.equal(response.headers.get('x-robots-tag'), 'noindex', label);
+        assert.equal(response.headers.get('cache-control'), 'no-cache, private', label);
+      }
+      assert.ok(body.length > 0, label);
+      assert.equal(await head.text(), '', `${label}: HEAD has no body`);
+      // GET's length. A debug page shows the request's method in a few places, so HEAD's own page is a few bytes longer.
+      const length = Number(head.headers.get('content-length'));
+      const expected = Buffer.byteLength(body);
+      assert.ok(debug ? Math.abs(length - expected) < 20 : length === expected, `${label}: HEAD keeps GET's length (${expected}), got ${length}`);
+    }
+  }
+  // The robots setting is the app's: off, the last resort carries no X-Robots-Tag either.
+  const { get } = appWithLog(false, { routes, listeners: [variants['a kernel.exception listener fails (last resort)']!], disallowRobotsIndexing: false });
+  assert.equal((await get('/t')).headers.get('x-robots-tag'), null);
+});
+
+test('regression: "must return a Response" described a string, number, boolean or array less precisely than Symfony\'s varToString', async () => {
+  const long = 'é'.repeat(300);
+  const expected: [unknown, string][] = [
+    ['hello', 'a string ("hello")'],
+    [long, `a string ("${'é'.repeat(255)}...")`],
+    ['x'.repeat(255), `a string ("${'x'.repeat(255)}")`],
+    [42, 'a number (42)'],
+    [1.5, 'a number (1.5)'],
+    [false, 'a boolean value (false)'],
+    [true, 'a boolean value (true)'],
+    [[1, 2], 'an array ([0 => ..., 1 => ...])'],
+    [[], 'an array ([])'],
+    [new Array(100).fill(0), `an array ([${Array.from({ length: 100 }, (_, i) => `${i} => ...`).join(', ').slice(0, 255)}])`],
+    [new Map(), 'an object of type Map'],
+    [null, 'null'],
+  ];
+  for (const [result, description] of expected) {
+    const t = errorToResponse(withController(emptyHookTable(), () => result));
+    const response = await new HttpKernel(t, false).handle(makeRequest(false));
+    assert.equal(response.status, 500);
+    const message = String(response.body).split('|')[1];
+    assert.ok(message?.startsWith(`The controller must return a "Response" object but it returned ${description}.`), `${description}: ${message}`);
+  }
 });

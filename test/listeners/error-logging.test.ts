@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createApp, HttpResponse, NotFoundHttpException } from '../../src/index.ts';
+import { BadRequestHttpException, createApp, HttpResponse, listener, NotFoundHttpException } from '../../src/index.ts';
 import { loadConfig } from '../../src/app/config.ts';
 
 /** Absolute path of a source file, as the log shows it (symfony-reference §5.1). */
@@ -103,5 +103,29 @@ test('regression: the log context\'s exception string left out the previous exce
     assert.equal(notFound!.length, 2, notFound!.join('\n'));
     assert.match(notFound![0]!, new RegExp(`^\\[object\\] \\(NotFoundHttpException\\(code: 0\\): No route found for "GET http://localhost/nope" at ${escape(ROUTER_LISTENER)}:\\d+\\)$`));
     assert.match(notFound![1]!, new RegExp(`^\\[previous exception\\] \\[object\\] \\(ResourceNotFoundException\\(code: 0\\): No routes found for "/nope/?"\\. at ${escape(ROUTER_LISTENER)}:\\d+\\)$`));
+  }
+});
+
+test('regression: "Exception thrown when handling an exception" lacked the class, file and line, and was CRITICAL for an HTTP error below 500', async () => {
+  const THIS_FILE = fileURLToPath(import.meta.url);
+  const cases: [() => Error, string, string][] = [
+    [() => new Error('renderer broke'), 'CRITICAL', 'Error: renderer broke'],
+    [() => new BadRequestHttpException('bad render'), 'ERROR', 'BadRequestHttpException: bad render'],
+  ];
+  for (const [make, level, described] of cases) {
+    const lines: string[] = [];
+    const app = createApp({
+      env: 'prod',
+      environment: { LOG_FORMAT: 'json' },
+      logSink: (l) => lines.push(l),
+      routes: [{ name: 'boom', path: '/boom', controller: () => { throw new Error('kaput'); } }],
+      listeners: [{ hook: 'kernel.exception', listener: listener<'kernel.exception'>('Test::breaks', 't', () => { throw make(); }), placement: { before: 'ErrorListener::onKernelException' } }],
+    });
+    assert.equal((await app.fetch(new Request('http://localhost/boom'))).status, 500);
+    const records = lines.map((l) => JSON.parse(l) as { message: string; level_name: string; channel: string }).filter((r) => r.message.startsWith('Exception thrown when handling'));
+    assert.equal(records.length, 1, lines.join('\n'));
+    assert.equal(records[0]!.channel, 'request');
+    assert.equal(records[0]!.level_name, level);
+    assert.match(records[0]!.message, new RegExp(`^Exception thrown when handling an exception \\(${escape(described)} at ${escape(THIS_FILE)} line \\d+\\)$`));
   }
 });
