@@ -1,6 +1,7 @@
 import { isoString } from '../debug/error-page/iso-date.ts';
 import { interpolate, type LogRecord } from './record.ts';
 import { encodeJson, normalize } from './normalize.ts';
+import { scrubText } from '../debug/profiler/mask.ts';
 
 export { MAX_PREVIOUS_EXCEPTIONS } from './normalize.ts';
 
@@ -28,14 +29,16 @@ function oneLine(text: string): string {
 /**
  * The record as a `line` (Monolog's LineFormatter) or `json` (Monolog's JsonFormatter) log line. Its
  * context and extra are normalized as Monolog's NormalizerFormatter does, secret-named fields masked
- * and strings scrubbed on the way (normalize): an application logs what it likes, the stream never
- * shows a secret. An exception in the context is LineFormatter's string in the line format and
- * JsonFormatter's object in the json format.
+ * and strings scrubbed on the way (normalize), and the message is scrubbed whole, its literal text
+ * included: an application logs what it likes, the stream never shows a secret. An exception in the
+ * context is LineFormatter's string in the line format and JsonFormatter's object in the json format.
  */
 export function formatRecord(record: LogRecord, format: LogFormat): string {
   const context = normalize(record.context, format);
   const extra = normalize(record.extra, format);
-  const message = interpolate(record.message, record.context);
+  // The literal text too, not only what placeholders print: an error's message written into the text
+  // (`Uncaught Exception …`, `Unhandled promise rejection: …`) often holds the URL or header it sent.
+  const message = scrubText(interpolate(record.message, record.context));
   if (format === 'json') {
     return encodeJson({
       message,

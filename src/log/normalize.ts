@@ -9,14 +9,15 @@
  *   secret and a context is copied once, not once to mask it and again to bound it.
  * - An error is what each Monolog formatter makes of an exception: LineFormatter's
  *   `[object] (Class(code: 0): msg at file:line)` string, JsonFormatter's `{class, message, code, file,
- *   previous}` object.
+ *   previous}` object; each message of the chain is scrubbed (an HTTP client's error quotes the URL and
+ *   credentials it sent).
  *
  * Only written records are normalized (LogStream filters by level first): nothing here runs for a
  * record that LOG_LEVEL drops.
  */
 import { throwSite } from '../debug/stack.ts';
 import { classNameOf, FrameworkError } from '../kernel/exceptions.ts';
-import { maskedField, scrubText } from '../debug/profiler/mask.ts';
+import { maskedField, maskHeaderList, scrubText } from '../debug/profiler/mask.ts';
 import { messageOf, unreadableText } from '../debug/error-page/safe-json.ts';
 import { defineOwn } from '../security/mask.ts';
 
@@ -82,7 +83,9 @@ export function normalize(value: unknown, style: ExceptionStyle, depth = CONTEXT
  * is then no list and json_encode writes it as an object (`{"0":…,"999":…,"...":"Over 1000 items (5000
  * total), aborting normalization"}`), and so does this.
  */
-function normalizeItems(items: readonly unknown[], style: ExceptionStyle, depth: number, seen: Set<object>): unknown {
+function normalizeItems(list: readonly unknown[], style: ExceptionStyle, depth: number, seen: Set<object>): unknown {
+  // `[name, value]` entries and `rawHeaders` lists have their credential headers masked, as a Headers object's are.
+  const items = maskHeaderList(list);
   const total = items.length;
   if (total <= MAX_NORMALIZE_ITEMS) {
     const out: unknown[] = new Array(total);
@@ -141,7 +144,7 @@ export function describeError(error: Error): string {
 function describeOne(error: Error): string {
   try {
     const site = throwSite(error);
-    return `[object] (${classNameOf(error)}(code: 0): ${error.message}${site ? ` at ${site.file}:${site.line}` : ''})`;
+    return `[object] (${classNameOf(error)}(code: 0): ${scrubText(messageOf(error))}${site ? ` at ${site.file}:${site.line}` : ''})`;
   } catch {
     return `[object] (${safeClassName(error)})`;
   }
@@ -194,7 +197,7 @@ function exceptionFields(error: Error): ExceptionJson {
   } catch {
     // no location: the key stays, empty, so that every exception object has the same fields
   }
-  return { class: safeClassName(error), message: messageOf(error), code: 0, file };
+  return { class: safeClassName(error), message: scrubText(messageOf(error)), code: 0, file };
 }
 
 /** classNameOf, for an error whose `name` or `className` getter may throw. */

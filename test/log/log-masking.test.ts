@@ -89,3 +89,101 @@ test('the member log keeps the token as maskToken cut it (CONTRACT §8.5), not t
   await send(app, '/me');
   assert.ok(lines.some((l) => l.includes('irms_token "tok-…" {"irms_token":"tok-…"}')), lines.join('\n'));
 });
+
+/** The debug page's Logs tab (the page's title, h1 and Stack Traces keep the raw message, as Symfony's do). */
+function logsTab(page: string): string {
+  const start = page.indexOf('<section id="tab-logs"');
+  assert.ok(start >= 0, 'the page has a Logs tab');
+  return page.slice(start, page.indexOf('</section>', start));
+}
+
+test('regression: secrets in a log message\'s own text and in a logged exception\'s message reached the log stream and the debug page\'s Logs tab', async () => {
+  // What an HTTP client's error looks like: the URL it called and the credentials it sent, wrapping a cause that quotes them too.
+  const upstream = () =>
+    new Error(`GET https://api.test/v1/charges?api_key=${CANARY}1 failed: 401 (Authorization: Bearer ${CANARY}2)`, {
+      cause: new Error(`connect https://hooks.test/cb?access_token=${CANARY}3`),
+    });
+  const routes = [
+    { name: 'note', path: '/note', controller: (r: KernelRequest) => { r.logger.warning('app', `retrying https://hooks.test/cb?token=${CANARY}4 with Bearer ${CANARY}5`); return HttpResponse.text('ok'); } },
+    { name: 'caught', path: '/caught', controller: (r: KernelRequest) => { r.logger.error('app', 'Charge failed', { exception: upstream() }); return HttpResponse.text('ok'); } },
+    { name: 'boom', path: '/boom', controller: () => { throw upstream(); } },
+  ];
+  for (const debug of [false, true]) {
+    for (const logFormat of ['line', 'json'] as const) {
+      const { app, lines } = testApp({ env: debug ? 'dev' : 'prod', debug, logFormat, routes });
+      for (const path of ['/note', '/caught', '/boom']) await (await send(app, path)).text();
+      app.log('error', `Unhandled promise rejection: Error: fetch https://x.test/?access_token=${CANARY}6 failed`);
+      const where = `debug=${debug} ${logFormat}`;
+      const text = lines.join('\n');
+      assert.ok(!text.includes(CANARY), `${where}:\n${lines.filter((l) => l.includes(CANARY)).join('\n')}`);
+      assert.match(text, /retrying https:\/\/hooks\.test\/cb\?token=\*\*\* with Bearer \*\*\*/, where);
+      assert.match(text, /Uncaught Exception Error: \\?"GET https:\/\/api\.test\/v1\/charges\?api_key=\*\*\* failed: 401 \(Authorization: Bearer \*\*\*\)/, where);
+      assert.match(text, /access_token=\*\*\* failed/, where);
+      // The exception in the context, and the previous one in its chain, in each formatter's shape.
+      if (logFormat === 'line') {
+        assert.match(text, /\[previous exception\] \[object\] \(Error\(code: 0\): connect https:\/\/hooks\.test\/cb\?access_token=\*\*\*/, where);
+      } else {
+        const exception = records(lines).find((r) => r.message === 'Charge failed')!.context.exception as { message: string; previous: { message: string } };
+        assert.equal(exception.message, 'GET https://api.test/v1/charges?api_key=*** failed: 401 (Authorization: Bearer ***)');
+        assert.equal(exception.previous.message, 'connect https://hooks.test/cb?access_token=***');
+      }
+    }
+  }
+
+  const { app } = testApp({
+    routes: [{ name: 'both', path: '/both', controller: (r: KernelRequest) => { r.logger.warning('app', `retrying https://hooks.test/cb?token=${CANARY}4`, { exception: upstream() }); throw upstream(); } }],
+  });
+  const page = await (await send(app, '/both')).text();
+  const logs = logsTab(page);
+  assert.ok(!logs.includes(CANARY), logs);
+  assert.match(logs, /retrying https:\/\/hooks\.test\/cb\?token=\*\*\*/);
+  assert.match(logs, /Uncaught Exception Error: &quot;GET https:\/\/api\.test\/v1\/charges\?api_key=\*\*\* failed/);
+  assert.match(logs, /\[object\] \(Error\(code: 0\): GET https:\/\/api\.test\/v1\/charges\?api_key=\*\*\* failed: 401 \(Authorization: Bearer \*\*\*\)/);
+  // The page's own heading keeps the message as thrown: Symfony's page shows the developer's exception as it is.
+  assert.match(page, new RegExp(`<h1 class="exception-message">GET https://api\\.test/v1/charges\\?api_key=${CANARY}1`));
+});
+
+test('regression: headers logged as [name, value] entries or a rawHeaders list were written unmasked', async () => {
+  const upstream = (r: KernelRequest) => {
+    const headers = new Headers({ 'x-api-key': `${CANARY}1`, cookie: `sid=${CANARY}2; theme=dark`, authorization: `Bearer ${CANARY}3`, accept: 'application/json' });
+    r.logger.warning('app', 'upstream call', {
+      headers: [...headers],
+      raw: ['X-Api-Key', `${CANARY}4`, 'Cookie', `sid=${CANARY}5`, 'Host', 'api.test'],
+      // Not a header list: an odd length, a name that is no HTTP token. Left as logged.
+      words: ['token', 'expired', 'again'],
+      pair: ['not a header', 'kept'],
+    });
+  };
+  const expected = {
+    headers: [['accept', 'application/json'], ['authorization', 'Bearer ***'], ['cookie', 'sid=***; theme=***'], ['x-api-key', '***']],
+    raw: ['X-Api-Key', '***', 'Cookie', 'sid=***', 'Host', 'api.test'],
+    words: ['token', 'expired', 'again'],
+    pair: ['not a header', 'kept'],
+  };
+  for (const logFormat of ['line', 'json'] as const) {
+    const { app, lines } = testApp({ env: 'prod', debug: false, logFormat, routes: [{ name: 'l', path: '/l', controller: (r: KernelRequest) => { upstream(r); return HttpResponse.text('ok'); } }] });
+    await send(app, '/l');
+    const line = lines.find((l) => l.includes('upstream call'))!;
+    assert.ok(!line.includes(CANARY), `${logFormat}: ${line}`);
+    assert.ok(line.includes(JSON.stringify(expected)), `${logFormat}: ${line}`);
+  }
+
+  // The profile and the profiler's Logs panel, and the debug page's Logs tab.
+  const { app } = testApp({
+    routes: [
+      { name: 'l', path: '/l', controller: (r: KernelRequest) => { upstream(r); return HttpResponse.html('<html><body>ok</body></html>'); } },
+      { name: 'boom', path: '/boom', controller: (r: KernelRequest) => { upstream(r); throw new Error('upstream failed'); } },
+    ],
+  });
+  const r = await send(app, '/l');
+  await r.text();
+  const profile = await app.services.profiler!.load(r.headers.get('x-debug-token')!, 2000);
+  const record = profile!.logs.find((l) => l.message === 'upstream call')!;
+  assert.deepEqual(record.context, expected);
+  const panel = await (await send(app, `/_profiler/${r.headers.get('x-debug-token')}?panel=logs`)).text();
+  assert.ok(!panel.includes(CANARY), panel);
+  assert.match(panel, /sid=\*\*\*; theme=\*\*\*/);
+  const logs = logsTab(await (await send(app, '/boom')).text());
+  assert.ok(!logs.includes(CANARY), logs);
+  assert.match(logs, /&quot;X-Api-Key&quot;,\s*&quot;\*\*\*&quot;/);
+});

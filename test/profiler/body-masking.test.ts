@@ -9,6 +9,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { isSecretName, maskContent, maskQuerySecrets } from '../../src/debug/profiler/mask.ts';
 import { isSecretKey } from '../../src/security/mask.ts';
+import { HttpResponse } from '../../src/index.ts';
+import { get, profiledApp, profileOf } from './support.ts';
 
 const LIMIT = 256 * 1024;
 const CANARY = 'CANARY-VALUE';
@@ -81,5 +83,33 @@ describe('raw body masking', () => {
     const url = maskQuerySecrets(`/p?pass[]=${CANARY}&user[auth]=${CANARY}&sid[]=${CANARY}&q=1`);
     assert.doesNotMatch(url, /CANARY/);
     assert.match(url, /&q=1$/);
+  });
+});
+
+describe('multipart/form-data bodies', () => {
+  test('regression: uploaded files\' bytes (a private key, an .env file) were stored in the profile\'s content and shown on the Request panel', async () => {
+    const app = profiledApp({ routes: [{ name: 'upload', path: '/upload', methods: ['POST'], controller: () => HttpResponse.html('<html><body>uploaded</body></html>') }] });
+    const key = `-----BEGIN OPENSSH PRIVATE KEY-----\n${CANARY}\n-----END OPENSSH PRIVATE KEY-----\n`;
+    const env = `STRIPE_KEY=sk_live_${CANARY}\n`;
+    const form = new FormData();
+    form.append('title', 'my keys');
+    form.append('attachment', new Blob([key], { type: 'application/octet-stream' }), 'id_ed25519');
+    form.append('env', new Blob([env], { type: 'text/plain' }), '.env');
+    const res = await get(app, '/upload', { method: 'POST', body: form });
+    assert.equal(res.status, 200);
+    const p = await profileOf(app, res);
+    assert.doesNotMatch(JSON.stringify(p), /CANARY|PRIVATE KEY/);
+    // As in Symfony (php://input is empty for multipart/form-data): no raw content, the length received,
+    // and the fields and files in the body parameters.
+    assert.equal(p.request.content, '');
+    assert.ok(p.request.contentLength > 200, String(p.request.contentLength));
+    assert.deepEqual(p.request.body, {
+      title: 'my keys',
+      attachment: { file: 'id_ed25519', size: key.length, type: 'application/octet-stream' },
+      env: { file: '.env', size: env.length, type: 'text/plain' },
+    });
+    const panel = await (await get(app, `/_profiler/${p.token}?panel=request`)).text();
+    assert.doesNotMatch(panel, /CANARY|PRIVATE KEY/);
+    assert.match(panel, /Not kept for multipart\/form-data \([^)]+ received\)/);
   });
 });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { maskContent, maskHeader, maskQuerySecrets, sanitize, scrubText } from '../../src/debug/profiler/mask.ts';
 import { PANELS } from '../../src/debug/profiler/views/layout.ts';
+import { HttpResponse as Res } from '../../src/index.ts';
 import { fixtureRoutes, get, ORIGIN, profiledApp, profileOf } from './support.ts';
 
 const CANARIES = [
@@ -185,5 +186,89 @@ describe('regressions from the fuzzer', () => {
       assert.equal(typeof scrubText(text), 'string');
       assert.equal(typeof maskQuerySecrets(text), 'string');
     }
+  });
+});
+
+describe('regressions from the secrets audit', () => {
+  test('regression: the stored X-Debug-Exception header kept the exception message\'s secrets (percent-encoded, out of the patterns\' sight)', async () => {
+    const message = 'POST https://api.pay.test/v1/charges?api_key=CANARY_APIKEY failed (Authorization: Bearer CANARY_BEARER)';
+    const app = profiledApp({ routes: [{ name: 'pay', path: '/pay', controller: () => { throw new Error(message); } }] });
+    const res = await get(app, '/pay');
+    assert.equal(res.status, 500);
+    // The live debug response keeps Symfony's header: the message as thrown, rawurlencoded.
+    assert.equal(decodeURIComponent(res.headers.get('x-debug-exception')!), message);
+    const p = await profileOf(app, res);
+    assert.equal(decodeURIComponent(p.response.headers['x-debug-exception']!), 'POST https://api.pay.test/v1/charges?api_key=*** failed (Authorization: Bearer ***)');
+    assertNoCanary(JSON.stringify(p), 'stored profile');
+    assertNoCanary(await (await get(app, `/_profiler/${p.token}?panel=request`)).text(), 'request panel');
+    // A message with nothing to hide is stored with the bytes it was sent with.
+    assert.equal(maskHeader('x-debug-exception', 'No%20route%20found%20for%20%22GET%20%2Fa%3Fpage%3D2%22'), 'No%20route%20found%20for%20%22GET%20%2Fa%3Fpage%3D2%22');
+  });
+
+  test('regression: secret parameters after # (an implicit grant\'s access_token, an id_token) were stored and logged', async () => {
+    assert.equal(scrubText('Redirecting to https://app.test/cb#access_token=CANARY_A&token_type=bearer&expires_in=3600'), 'Redirecting to https://app.test/cb#access_token=***&token_type=***&expires_in=3600');
+    assert.equal(maskQuerySecrets('https://app.test/cb#id_token=CANARY_I&state=1'), 'https://app.test/cb#id_token=***&state=1');
+    assert.equal(maskQuerySecrets('https://app.test/cb?x=1#id_token=CANARY_I'), 'https://app.test/cb?x=1#id_token=***');
+    // A fragment without a secret, and `#` that opens no key, stay as they are.
+    assert.equal(maskQuerySecrets('https://app.test/docs#install'), 'https://app.test/docs#install');
+    assert.equal(scrubText('issue #42=closed, see #setup'), 'issue #42=closed, see #setup');
+
+    const target = 'https://client.test/cb#access_token=CANARY_QUERY_TOKEN&token_type=bearer&expires_in=3600';
+    const app = profiledApp({
+      logFormat: 'json',
+      routes: [{ name: 'authorize', path: '/authorize', controller: (r) => { r.logger.info('app', 'Redirecting to {target}', { target }); return new Response(null, { status: 302, headers: { location: target } }); } }],
+    });
+    const res = await get(app, '/authorize', { headers: { referer: 'https://client.test/app#id_token=CANARY_REFERER&state=1' } });
+    assert.equal(res.headers.get('location'), target, 'the response itself is the application\'s');
+    const p = await profileOf(app, res);
+    assert.equal(p.response.headers.location, 'https://client.test/cb#access_token=***&token_type=***&expires_in=3600');
+    assert.equal(p.request.headers.referer, 'https://client.test/app#id_token=***&state=1');
+    assertNoCanary(JSON.stringify(p), 'stored profile');
+    for (const panel of ['request', 'logs']) assertNoCanary(await (await get(app, `/_profiler/${p.token}?panel=${panel}`)).text(), `${panel} panel`);
+    const logged = app.logs.find((l) => l.includes('Redirecting'))!;
+    assertNoCanary(logged, 'log line');
+    assert.match(logged, /"message":"Redirecting to https:\/\/client\.test\/cb#access_token=\*\*\*&/);
+  });
+
+  test('regression: gateway API-key and identity headers, lower-case auth schemes and an Azure SAS signature were stored and logged in clear', async () => {
+    const headers = {
+      'Ocp-Apim-Subscription-Key': 'CANARY_APIKEY',
+      'X-Functions-Key': 'CANARY_APIKEY',
+      'X-Auth-Key': 'CANARY_APIKEY',
+      'Cf-Access-Jwt-Assertion': 'CANARY_BEARER',
+      'X-Goog-Iap-Jwt-Assertion': 'CANARY_BEARER',
+      'X-Amzn-Oidc-Data': 'CANARY_BEARER',
+    };
+    for (const [name, value] of Object.entries(headers)) assert.equal(maskHeader(name, value), '***', name);
+    // Auth schemes are case-insensitive (RFC 7235), and some write a colon after them.
+    assert.equal(scrubText('rejected header "authorization: bearer CANARY_BEARER"'), 'rejected header "authorization: bearer ***"');
+    assert.equal(scrubText('BASIC CANARY_BASIC and Bearer: CANARY_BEARER'), 'BASIC *** and Bearer: ***');
+    // A lower-case scheme word followed by a lower-case word is English, not a credential (which may follow it).
+    assert.equal(scrubText('Read existing security token from the session.'), 'Read existing security token from the session.');
+    assert.equal(scrubText('Authenticated member "42" with a bearer token.'), 'Authenticated member "42" with a bearer token.');
+    assert.equal(scrubText('sent bearer token eyJhbGciOiJIUzI1NiJ9.CANARY_BEARER'), 'sent bearer token ***');
+    // `sig` is a secret as a whole name (Azure SAS); a bare `key` is not (README: it would hide every harmless `key=`).
+    assert.equal(maskQuerySecrets('https://acct.blob.core.windows.net/c/b.pdf?sv=2022-11-02&sr=b&sig=CANARY_QUERY_TOKEN'), 'https://acct.blob.core.windows.net/c/b.pdf?sv=2022-11-02&sr=b&sig=***');
+    assert.equal(maskQuerySecrets('/search?signal=1&design=2&key=sort'), '/search?signal=1&design=2&key=sort');
+
+    const app = profiledApp({
+      logFormat: 'json',
+      routes: [
+        {
+          name: 'l',
+          path: '/l',
+          controller: (r) => {
+            r.logger.warning('app', 'upstream said {detail}', { detail: 'rejected header "authorization: bearer CANARY_BEARER"', blob: 'https://acct.blob.core.windows.net/c/b.pdf?sv=2022-11-02&sig=CANARY_QUERY_TOKEN' });
+            return Res.html('<html><body>ok</body></html>');
+          },
+        },
+      ],
+    });
+    const res = await get(app, '/l', { headers });
+    const p = await profileOf(app, res);
+    for (const name of Object.keys(headers)) assert.equal(p.request.headers[name.toLowerCase()], '***', name);
+    assertNoCanary(JSON.stringify(p), 'stored profile');
+    assertNoCanary(await (await get(app, `/_profiler/${p.token}?panel=request`)).text(), 'request panel');
+    assertNoCanary(app.logs.join('\n'), 'log stream');
   });
 });

@@ -13,7 +13,7 @@ import type { ExcerptLine } from './excerpt.ts';
 import { relativeTo, workingDirectory } from './host-fs.ts';
 import { isoString } from './iso-date.ts';
 import { describeValue, messageOf, prettyJson } from './safe-json.ts';
-import { maskForDisplay } from '../profiler/mask.ts';
+import { maskForDisplay, scrubText } from '../profiler/mask.ts';
 
 export interface FrameView {
   fn: string;
@@ -161,7 +161,7 @@ export function exceptionView(error: Error): ExceptionView {
   return { class: safeClassName(error), message: messageOf(error), frames: views, properties: propertiesOf(error), thrown, errors };
 }
 
-/** Monolog's rendering of an exception inside a log context, with the source-mapped location. */
+/** Monolog's rendering of an exception inside a log context, with the source-mapped location; its message scrubbed as the log stream's is. */
 export function describeErrorShort(error: Error): string {
   let where = '';
   try {
@@ -170,7 +170,7 @@ export function describeErrorShort(error: Error): string {
   } catch {
     // no location
   }
-  return `[object] (${safeClassName(error)}(code: 0): ${messageOf(error)}${where})`;
+  return `[object] (${safeClassName(error)}(code: 0): ${scrubText(messageOf(error))}${where})`;
 }
 
 /** A record's context masked for the page, once per record: its message and its context both show it. */
@@ -188,9 +188,10 @@ function shownContext(record: LogRecord): Record<string, unknown> {
 export function logView(record: LogRecord): LogView {
   let message: string;
   try {
-    message = interpolate(record.message, shownContext(record));
+    // Scrubbed whole, as the log stream writes it: the literal text may quote an error's URL or credentials.
+    message = scrubText(interpolate(record.message, shownContext(record)));
   } catch {
-    message = typeof record.message === 'string' ? record.message : describeValue(record.message);
+    message = scrubText(typeof record.message === 'string' ? record.message : describeValue(record.message));
   }
   let context: string | null = null;
   try {

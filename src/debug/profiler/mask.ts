@@ -5,23 +5,33 @@
  * - header values of Authorization, Proxy-Authorization and other credential headers;
  * - Cookie and Set-Cookie values (names are kept);
  * - the session id;
- * - body, query and context fields named like password / token / secret / api key (any depth);
- * - `Bearer …` / `Basic …` credentials and secret query parameters inside any stored string (URLs,
- *   Referer, log messages).
+ * - body, query and context fields named like password / token / secret / api key (any depth), and
+ *   credential headers in header lists (`[name, value]` entries, `rawHeaders`: maskHeaderList);
+ * - `Bearer …` / `Basic …` credentials and secret query parameters (after `?`, `&`, `;` or `#`) inside
+ *   any stored string (URLs, Referer, log messages, the encoded `X-Debug-Exception`).
  *
  * Every value is also bounded (depth, keys, items, string length) and made JSON-safe.
  */
 
 import { defineOwn, isMaskedValue, isSecretKey, MASK, maskToken as sharedMaskToken } from '../../security/mask.ts';
 import { HTTP_TOKEN } from '../../http/cookies.ts';
-import { safeDecode } from '../../http/url-encode.ts';
+import { rawUrlEncode, safeDecode } from '../../http/url-encode.ts';
 import { sameJson } from './profile-json.ts';
 import { messageOf, unreadableText } from '../error-page/safe-json.ts';
 
 export { MASK };
 
-/** Beyond the shared list (src/security/mask.ts): a few more spellings of credentials. */
-const MORE_SECRET_NAMES = /passcode|pwd|apikey|access[-_]?key|authoriz|sessid|csrf|xsrf|signature|(?:^|[[\]])(?:auth|sid)(?:$|[[\]])/i;
+/**
+ * Beyond the shared list (src/security/mask.ts): a few more spellings of credentials, and the API-key
+ * and identity headers of the large gateways (Azure API Management's `Ocp-Apim-Subscription-Key`, Azure
+ * Functions' `X-Functions-Key`, Cloudflare's `X-Auth-Key` and `Cf-Access-Jwt-Assertion`, Google IAP's
+ * `X-Goog-Iap-Jwt-Assertion`, AWS ALB's `X-Amzn-Oidc-Data`). Short names count only whole (or as a
+ * whole bracket segment): `auth`, `sid` and `sig` (an Azure SAS URL's signature), not `author`, `side`
+ * or `signal`. A bare `key` is deliberately not a secret: it would hide every harmless `key=` (cache
+ * keys, sort keys, i18n keys) to catch a Google API key (see the README).
+ */
+const MORE_SECRET_NAMES =
+  /passcode|pwd|apikey|access[-_]?key|authoriz|sessid|csrf|xsrf|signature|subscription[-_]?key|functions[-_]?key|jwt[-_]?assertion|oidc[-_]?data|^x-auth-key$|(?:^|[[\]])(?:auth|sid|sig)(?:$|[[\]])/i;
 /** Named like secrets, but public by design: the profiler's own headers. */
 const PUBLIC_HEADERS = new Set(['x-debug-token', 'x-debug-token-link', 'x-previous-debug-token']);
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token', 'x-csrf-token', 'x-xsrf-token', 'x-amz-security-token']);
@@ -49,12 +59,44 @@ export function maskToken(value: unknown): string {
   return sharedMaskToken(typeof value === 'string' ? value : String(value));
 }
 
-const CREDENTIAL_IN_TEXT = /\b(Bearer|Basic|Digest|Token)\s+[A-Za-z0-9._~+/=-]{4,}/g;
 /**
- * A separator and the key-like run after it; maskPairs takes it for a key when `=` follows. A failed
- * run is not scanned again from a `?` inside it (a regex wanting the `=` would: quadratic on `????…`).
+ * An auth scheme and its credentials (`Bearer abc`, `Bearer: abc`). Schemes are case-insensitive (RFC
+ * 7235: `authorization: bearer abc` is the same header), but `token`, `basic`, `digest`, `bearer` are
+ * English words too: the scheme as registered (`Bearer`, `Basic`…) masks whatever follows, any other
+ * spelling only what does not read as a word (lower-case letters, maybe closing a sentence), so that
+ * "security token from the session" and "with a bearer token." stay readable.
  */
-const QUERY_KEY = /[?&;]([^=&#\s"'<>;]*)/g;
+const CREDENTIAL_IN_TEXT = /\b(bearer|basic|digest|token)(\s+|:\s*)([A-Za-z0-9._~+/=-]{4,})/gi;
+const SCHEME_WORD = /bearer|basic|digest|token/i;
+const REGISTERED_SCHEMES = new Set(['Bearer', 'Basic', 'Digest', 'Token']);
+const LOWER_CASE_WORD = /^[a-z]+\.?$/;
+
+/** Each credential after a scheme replaced by the mask (CREDENTIAL_IN_TEXT); a text with none is returned as it is, uncopied. */
+function maskCredentials(text: string): string {
+  let out = '';
+  let copied = 0;
+  CREDENTIAL_IN_TEXT.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = CREDENTIAL_IN_TEXT.exec(text)) !== null) {
+    const start = m.index + m[1]!.length + m[2]!.length;
+    if (!REGISTERED_SCHEMES.has(m[1]!) && LOWER_CASE_WORD.test(m[3]!)) {
+      // The word may be a scheme itself: `bearer token eyJ…`.
+      CREDENTIAL_IN_TEXT.lastIndex = start;
+      continue;
+    }
+    out += text.slice(copied, start) + MASK;
+    copied = CREDENTIAL_IN_TEXT.lastIndex;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/**
+ * A separator and the key-like run after it; maskPairs takes it for a key when `=` follows. `#` opens a
+ * key too: OAuth's implicit grant and OpenID Connect return `#access_token=…&id_token=…` in the
+ * fragment (RFC 6749 §4.2.2). A failed run is not scanned again from a `?` inside it (a regex wanting
+ * the `=` would: quadratic on `????…`).
+ */
+const QUERY_KEY = /[?&;#]([^=&#\s"'<>;]*)/g;
 /** `://user:password@`: found from each `://`, so the scan stays linear whatever the text. */
 const URL_PASSWORD = /:\/\/([^\s/?#@:"'<>]*):([^\s/?#@"'<>]+)@/g;
 
@@ -100,11 +142,19 @@ export function maskQuerySecrets(url: string): string {
   return out.includes('=') ? maskPairs(out, endsUrlValue) : out;
 }
 
-/** Masks `Bearer …` credentials, URL passwords and secret query parameters inside free text. */
+/**
+ * Masks `Bearer …` credentials, URL passwords and secret query parameters inside free text.
+ *
+ * Cheap on text with nothing to hide, which is nearly every log message and context string: each step
+ * runs its pattern only after a scan that finds what the pattern needs (`@` and `://`, `=`, a scheme
+ * word), and returns its input uncopied when it masks nothing, so `Matched route "home".` costs three
+ * short scans and no allocation. Measured on the framework's messages: 30–180 ns each (300 ns for one
+ * with the word `token` in it), where formatting the record for the log stream costs 2–4 µs.
+ */
 export function scrubText(text: string): string {
   let out = maskUrlPasswords(text);
   if (out.includes('=')) out = maskPairs(out, endsTextValue);
-  if (/Bearer|Basic|Digest|Token/.test(out)) out = out.replace(CREDENTIAL_IN_TEXT, (_, scheme: string) => `${scheme} ${MASK}`);
+  if (SCHEME_WORD.test(out)) out = maskCredentials(out);
   return out;
 }
 
@@ -137,7 +187,7 @@ function needsMask(value: unknown, depth: number, path: object[] | null): boolea
   walked.push(value);
   try {
     if (Array.isArray(value)) {
-      if (value.length > 200) return true;
+      if (value.length > 200 || maskHeaderList(value) !== value) return true;
       for (const item of value) if (needsMask(item, depth + 1, walked)) return true;
       return false;
     }
@@ -165,7 +215,7 @@ function maskCopy(value: unknown, depth: number, copies: Map<object, unknown>): 
     if (Array.isArray(value)) {
       const items: unknown[] = [];
       copies.set(value, items);
-      for (const item of value.slice(0, 200)) items.push(maskCopy(item, depth + 1, copies));
+      for (const item of maskHeaderList(value).slice(0, 200)) items.push(maskCopy(item, depth + 1, copies));
       return items;
     }
     const out: Record<string, unknown> = {};
@@ -248,7 +298,7 @@ function walk(value: unknown, bounds: Bounds, depth: number, seen: object[]): un
   if (depth >= bounds.depth) return Array.isArray(object) ? `[array(${object.length})]` : '[object]';
   seen.push(object);
   try {
-    if (Array.isArray(object)) return walkItems(object, bounds, depth, seen);
+    if (Array.isArray(object)) return walkItems(maskHeaderList(object), bounds, depth, seen);
     const proto = Object.getPrototypeOf(object);
     if (proto === Object.prototype || proto === null) {
       // Plain objects (nearly everything): keys read one by one, no intermediate entry list.
@@ -369,20 +419,37 @@ export function maskSetCookie(line: string): string {
   return `${name}=${MASK}${attributes ? `; ${attributes}` : ''}`;
 }
 
+/**
+ * scrubText on percent-encoded text: the debug error response's `X-Debug-Exception` carries the
+ * exception message rawurlencoded (`api_key%3D…%20Bearer%20…`), where no pattern can see a secret. The
+ * stored copy is decoded, scrubbed and encoded again; a message with nothing to hide keeps its bytes.
+ * The live response keeps Symfony's header (the raw message, encoded): only what is stored changes.
+ */
+function scrubEncodedText(value: string): string {
+  const text = safeDecode(value);
+  const scrubbed = scrubText(text);
+  return scrubbed === text ? value : rawUrlEncode(scrubbed);
+}
+
 /** Headers whose value is one URL: masked as a URL, each secret value to its end (maskQuerySecrets). */
 const URL_HEADERS = new Set(['referer', 'location', 'content-location']);
+
+/** Whether a header (lower-case name) carries credentials: its whole value is masked, or each cookie's. */
+function isSecretHeader(key: string): boolean {
+  return SECRET_HEADERS.has(key) || (isSecretName(key) && !PUBLIC_HEADERS.has(key));
+}
 
 /** One header value as stored: credentials masked, cookies masked by value, the rest scrubbed and cut. */
 export function maskHeader(name: string, value: string, maxLength = 4096): string {
   const key = name.toLowerCase();
   if (key === 'cookie') return truncate(maskCookieHeader(value), maxLength);
   if (key === 'set-cookie') return truncate(maskSetCookie(value), maxLength);
-  if (SECRET_HEADERS.has(key) || (isSecretName(key) && !PUBLIC_HEADERS.has(key))) {
+  if (isSecretHeader(key)) {
     const space = value.indexOf(' ');
     // Keep the scheme (`Bearer`, `Basic`): it is useful and not secret.
     return space > 0 && space < 20 && /^[A-Za-z-]+$/.test(value.slice(0, space)) ? `${value.slice(0, space)} ${MASK}` : MASK;
   }
-  const scrub = URL_HEADERS.has(key) ? maskQuerySecrets : scrubText;
+  const scrub = URL_HEADERS.has(key) ? maskQuerySecrets : key === 'x-debug-exception' ? scrubEncodedText : scrubText;
   if (value.length > MAX_REMEMBERED_VALUE || value.length > maxLength) return truncate(scrub(value), maxLength);
   if (rememberedHeaders.get(key) === value) return value;
   const masked = scrub(value);
@@ -402,6 +469,33 @@ export function maskHeader(name: string, value: string, maxLength = 4096): strin
 const rememberedHeaders = new Map<string, string>();
 const MAX_REMEMBERED_HEADERS = 256;
 const MAX_REMEMBERED_VALUE = 512;
+
+/**
+ * An array that is a header list as JavaScript writes one, with each credential header's value masked
+ * as maskHeader masks it (a cookie keeps its name): an entry `[name, value]` (spreading a `Headers` or a
+ * `Map`, `Object.entries`) or Node's flat `rawHeaders`, `[name, value, name, value…]`. Both are an
+ * even number of strings whose even items are HTTP tokens; a heuristic kept to that one shape. Any other
+ * array, and a list with no credential header, is returned as it is (the same array), after a scan
+ * that stops at the first item out of shape: the array walkers of log contexts and profiles call this
+ * on every array.
+ */
+export function maskHeaderList(items: readonly unknown[]): readonly unknown[] {
+  const n = items.length;
+  if (n === 0 || n % 2 !== 0) return items;
+  let secret = false;
+  for (let i = 0; i < n; i += 2) {
+    const name = items[i];
+    if (typeof name !== 'string' || typeof items[i + 1] !== 'string' || !HTTP_TOKEN.test(name)) return items;
+    secret ||= isSecretHeader(name.toLowerCase());
+  }
+  if (!secret) return items;
+  const out = items.slice();
+  for (let i = 0; i < n; i += 2) {
+    const name = (items[i] as string).toLowerCase();
+    if (isSecretHeader(name)) out[i + 1] = maskHeader(name, items[i + 1] as string);
+  }
+  return out;
+}
 
 /**
  * Masked, bounded headers (lower-case names) from a flat list: name, value, name, value… (what

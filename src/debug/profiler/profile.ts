@@ -111,7 +111,7 @@ export interface Profile {
     headers: Record<string, string>;
     cookies: ProfiledCookie[];
     contentType: string;
-    /** Raw body (masked), when it was read by the application; bounded. */
+    /** Raw body (masked), when it was read by the application; bounded. '' for multipart/form-data (requestContent says why). */
     content: string | null;
     contentLength: number;
     contentTruncated: boolean;

@@ -51,6 +51,14 @@ export const NO_CONTENT = { content: null, length: 0, truncated: false } as cons
 
 export type Content = { content: string | null; length: number; truncated: boolean };
 
+/**
+ * The raw body as the profile keeps it: masked and bounded, or null when the application did not read
+ * it. A `multipart/form-data` body is kept as '' with its length, as in Symfony, whose profiler reads
+ * `Request::getContent()` and so `php://input`, which PHP leaves empty for such bodies: its fields are
+ * the body parameters (masked) and its files are described there by name, size and type. Keeping the
+ * raw parts instead would store uploaded files' bytes (a private key, an `.env`), which no field-name
+ * masking can tell from harmless data.
+ */
 export async function requestContent(request: KernelRequest): Promise<Content> {
   if (!request.contentRead) return { content: null, length: 0, truncated: false };
   let bytes: Uint8Array;
@@ -60,7 +68,7 @@ export async function requestContent(request: KernelRequest): Promise<Content> {
     return { content: null, length: 0, truncated: false };
   }
   const length = bytes.byteLength;
-  if (length === 0) return { content: '', length: 0, truncated: false };
+  if (length === 0 || request.contentType.toLowerCase() === 'multipart/form-data') return { content: '', length, truncated: false };
   // Decode a little more than kept, so masking sees whole fields near the cut.
   const slice = bytes.subarray(0, Math.min(length, PROFILE_LIMITS.content * 4));
   const text = new TextDecoder().decode(slice);

@@ -37,7 +37,9 @@ function requestPanel(profile: Profile): string {
     r.content === null
       ? '<p class="pf-empty">The application did not read the request body.</p>'
       : r.content === ''
-        ? '<p class="pf-empty">Request content is empty.</p>'
+        ? r.contentLength > 0
+          ? `<p class="pf-empty">Not kept for multipart/form-data (${esc(formatBytes(r.contentLength))} received), as in Symfony: the fields are the POST parameters above, each file described by name, size and type.</p>`
+          : '<p class="pf-empty">Request content is empty.</p>'
         : `<pre class="pf-json">${esc(r.content)}</pre>${r.contentTruncated ? `<p class="pf-empty">Cut to a bounded size (${esc(formatBytes(r.contentLength))} received).</p>` : ''}`;
   const others = Object.keys(profile.collectors).length ? kvTable(profile.collectors, '', 'Other collected data') : '';
   const truncated = profile.truncated.length ? `<p class="pf-empty">To keep this profile small, these parts were left out: ${esc(profile.truncated.join(', '))}.</p>` : '';
