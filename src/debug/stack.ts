@@ -381,10 +381,18 @@ export function isFrameworkFile(file: string): boolean {
   return false;
 }
 
-/** Where an error was thrown: its first own frame (source-mapped), or unknown. */
+/**
+ * Where an error was thrown: its first own frame (source-mapped), or `unknown` line 0. Never throws (a
+ * stack getter or a Proxy trap may): log lines and profiles ask it of whatever was thrown.
+ */
 export function throwLocation(error: Error): { file: string; line: number } {
-  const first = throwSite(error);
-  return first ? { file: first.file, line: first.line } : { file: 'unknown', line: 0 };
+  try {
+    const first = throwSite(error);
+    if (first) return { file: first.file, line: first.line };
+  } catch {
+    // unreadable stack: unknown
+  }
+  return { file: 'unknown', line: 0 };
 }
 
 /** Throw sites already worked out, per error: the log line, its context and the page all ask. */

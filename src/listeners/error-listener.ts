@@ -35,7 +35,7 @@ export class ErrorListener {
     if (error instanceof HttpException && this.excludedHttpCodes.includes(error.statusCode)) return;
     const logger = event.request.logger;
     if (!logger.isEnabled(level)) return;
-    const { file, line } = safeThrowLocation(error);
+    const { file, line } = throwLocation(error);
     logger.log(level, 'request', `Uncaught Exception ${safeClassName(error)}: "${messageOf(error)}" at ${file} line ${line}`, { exception: error });
   });
 
@@ -66,15 +66,6 @@ function logLevelOf(error: Error): 'error' | 'critical' {
   return error instanceof HttpException && error.statusCode < 500 ? 'error' : 'critical';
 }
 
-/** The throw site of the log lines, or `unknown` line 0 when the stack cannot be read. */
-function safeThrowLocation(error: Error): { file: string; line: number } {
-  try {
-    return throwLocation(error);
-  } catch {
-    return { file: 'unknown', line: 0 };
-  }
-}
-
 /**
  * ErrorListener's line for an error thrown while an error was being handled (in Symfony, by the error
  * controller's sub-request; here, by a kernel.exception listener, caught by the kernel):
@@ -84,7 +75,7 @@ function safeThrowLocation(error: Error): { file: string; line: number } {
  */
 export function logExceptionHandlingFailure(request: KernelRequest, failure: Error, original: Error | null): void {
   try {
-    const { file, line } = safeThrowLocation(failure);
+    const { file, line } = throwLocation(failure);
     const message = `Exception thrown when handling an exception (${safeClassName(failure)}: ${messageOf(failure)} at ${file} line ${line})`;
     request.logger.log(logLevelOf(failure), 'request', message, { exception: failure, original });
   } catch {

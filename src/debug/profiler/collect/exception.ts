@@ -46,7 +46,7 @@ export function profileException(error: Error): ProfiledException | null {
   let previous: ProfiledException | null = null;
   for (let i = chain.length - 1; i >= 0; i--) {
     const e = chain[i]!;
-    const { file, line } = safeThrowLocation(e);
+    const { file, line } = throwLocation(e);
     previous = {
       class: safeClassName(e),
       message: truncate(scrubText(messageOf(e)), 4096),
@@ -69,13 +69,6 @@ function safeStatus(error: Error): number {
   }
 }
 
-function safeThrowLocation(error: Error): { file: string; line: number } {
-  try {
-    return throwLocation(error);
-  } catch {
-    return { file: 'unknown', line: 0 };
-  }
-}
 
 /**
  * The error of a request whose kernel.exception the profiler's listener did not see: a listener placed
