@@ -11,6 +11,7 @@ import { after, describe, test } from 'node:test';
 import { createProfileStore, FileProfileStore } from '../../src/debug/profiler/storage.ts';
 import * as fileStore from '../../src/debug/profiler/storage/file-store.ts';
 import { fakeProfile, tempDir, removeTempDirs } from './support.ts';
+import { directoryLevels } from '../../src/debug/profiler/storage/make-directory.ts';
 
 after(removeTempDirs);
 
@@ -152,6 +153,21 @@ describe('file store: the directory', () => {
     assert.ok(error);
     assert.doesNotMatch(error.message, /reserved by another process/);
     assert.match(error.message, /exists but is not a directory/);
+  });
+
+  test('regression: PROFILER_DSN=file:/proc/… hung the start at full CPU (Node 20\'s recursive mkdir retries ENOENT forever)', async () => {
+    // Under /proc a new entry is refused with ENOENT; each level is now made once and the first failure ends it.
+    assert.throws(() => createProfileStore('file:/proc/irms-web-profiles/x'), /PROFILER_DSN names "\/proc\/irms-web-profiles\/x" as the profile directory, which cannot be used: ENOENT/);
+    const store = new FileProfileStore('/proc/irms-web-profiles', 10);
+    const error = await store.write(fakeProfile(store.reserveToken())).then(() => null, (e: Error) => e);
+    assert.match(String(error?.message), /ENOENT/);
+  });
+
+  test('directoryLevels: each level of a path, once', () => {
+    assert.deepEqual(directoryLevels('/a/b/c'), ['/a', '/a/b', '/a/b/c']);
+    assert.deepEqual(directoryLevels('/a//b/'), ['/a', '/a//b']);
+    assert.deepEqual(directoryLevels('rel/x'), ['rel', 'rel/x']);
+    assert.deepEqual(directoryLevels('C:\\p\\q'), ['C:\\p', 'C:\\p\\q']);
   });
 
   test('regression: a profile directory deleted while running was never created again', async () => {

@@ -40,6 +40,8 @@ export { MemoryProfileStore } from './storage/memory-store.ts';
 export { DEFAULT_MAX_PROFILES, type ProfileStore, type SearchCriteria } from './storage/profile-store.ts';
 export { parseProfilerDsn, type ParsedDsn } from './storage/profiler-dsn.ts';
 
+import { makeDirectorySync } from './storage/make-directory.ts';
+
 export function createProfileStore(dsn: string): ProfileStore {
   const parsed = parseProfilerDsn(dsn);
   if (parsed.kind === 'memory') return new MemoryProfileStore(parsed.max, parsed.maxBytes);
@@ -61,7 +63,7 @@ function checkProfileDirectory(dir: string): void {
   if (!fs) return;
   let why: string | null = null;
   try {
-    fs.mkdirSync(dir, { recursive: true });
+    makeDirectorySync(fs, dir);
     if (!fs.statSync(dir).isDirectory()) why = 'it is not a directory';
   } catch (error) {
     const code = (error as { code?: string }).code;

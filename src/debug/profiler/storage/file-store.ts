@@ -7,6 +7,7 @@ import { isToken, randomToken, type Profile, type ProfileSummary } from '../prof
 import { toStored, type StoredProfile } from '../stored.ts';
 import { BaseStore, RESERVATION_TTL_MS, search } from './base-store.ts';
 import { loadFs, type Fs } from './load-fs.ts';
+import { makeDirectory } from './make-directory.ts';
 import { isProfile, isProfileSummary } from './profile-shape.ts';
 import { DEFAULT_FILE_BYTES, DEFAULT_MAX_PROFILES, type ProfileStore, type SearchCriteria } from './profile-store.ts';
 
@@ -130,15 +131,16 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
    */
   private async prepared(): Promise<Fs> {
     const fs = await this.fs();
-    this.ready ??= fs.mkdir(this.dir, { recursive: true }).then(
-      () => undefined,
-      (error: unknown) => {
+    this.ready ??= makeDirectory(fs, this.dir)
+      .then(() => fs.stat(this.dir))
+      .then((stat) => {
+        // A file where the directory should be: say so, not "token taken".
+        if (!stat.isDirectory()) throw new Error(`The profile directory "${this.dir}" exists but is not a directory.`);
+      })
+      .catch((error: unknown) => {
         this.ready = null;
-        // mkdir's EEXIST means a file where the directory should be: say so, not "token taken".
-        if (errorCode(error) === 'EEXIST') throw new Error(`The profile directory "${this.dir}" exists but is not a directory.`);
         throw error;
-      },
-    );
+      });
     await this.ready;
     return fs;
   }
