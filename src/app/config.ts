@@ -1,5 +1,8 @@
 import { HTTP_TOKEN } from '../http/cookies.ts';
-import { editDistance } from './near-names.ts';
+import { IpMatcher } from '../http/ip.ts';
+// profiler-dsn.ts takes parseByteSize from this file: a cycle, harmless as neither calls the other while loading.
+import { parseProfilerDsn } from '../debug/profiler/storage/profiler-dsn.ts';
+import { arrayOption, optionError, unknownOptionError } from './option-checks.ts';
 import type { LevelName } from '../log/levels.ts';
 import { LEVELS } from '../log/levels.ts';
 import type { LogFormat } from '../log/format.ts';
@@ -122,30 +125,46 @@ export function parseByteSize(name: string, value: string): number {
   return Math.floor(Number(m[1]) * factor);
 }
 
-/** A host name or an IP address to listen on; anything else is a start-up error that names HOST. */
-function listenHost(value: string): string {
+/**
+ * The messages below name what the value came from: the variable (`HOST`), or the option
+ * (`createApp option "host"`), so that the caller looks in the right place.
+ */
+const optionLabel = (name: string) => `createApp option "${name}"`;
+
+/** A host name or an IP address to listen on; anything else is a start-up error. */
+function listenHost(label: string, value: string): string {
   const name = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
   const ipv6 = /^\[?[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*\]?$/;
-  if (value.length > 253 || !(name.test(value) || ipv6.test(value))) throw new Error(`HOST must be a host name or an IP address, got "${value}".`);
+  if (value.length > 253 || !(name.test(value) || ipv6.test(value))) throw new Error(`${label} must be a host name or an IP address, got "${value}".`);
   return value.startsWith('[') && value.endsWith(']') ? value.slice(1, -1) : value;
 }
 
-/** TRUSTED_HOSTS entries, each checked to compile (case-insensitive) before the server starts. */
-function hostPatterns(patterns: string[]): string[] {
+/** Trusted host patterns, each checked to compile (case-insensitive) before the server starts. */
+function hostPatterns(what: string, patterns: string[]): string[] {
   for (const pattern of patterns) {
     try {
       new RegExp(pattern, 'i');
     } catch (error) {
-      throw new Error(`TRUSTED_HOSTS must be comma-separated regular expressions; "${pattern}" is not one (${(error as Error).message}).`);
+      throw new Error(`${what}; "${pattern}" is not one (${(error as Error).message}).`);
     }
   }
   return patterns;
 }
 
+/** Trusted proxies, each an IP address or CIDR range (or REMOTE_ADDR), checked as IpMatcher reads them. */
+function proxies(what: string, entries: string[]): string[] {
+  for (const entry of entries) {
+    try {
+      new IpMatcher([entry]);
+    } catch {
+      throw new Error(`${what}; "${entry}" is not one.`);
+    }
+  }
+  return entries;
+}
+
 type OptionCheck = (name: string, value: unknown) => unknown;
 
-const described = (value: unknown) => (typeof value === 'string' ? `"${value}" (a string)` : typeof value === 'object' ? (value === null ? 'null' : Array.isArray(value) ? 'an array' : 'an object') : String(value));
-const optionError = (name: string, what: string, value: unknown) => new Error(`createApp option "${name}" must be ${what}, got ${described(value)}.`);
 const flag: OptionCheck = (name, value) => {
   // Not "truthy": a string 'false' from a config file must not turn debug mode on.
   if (typeof value !== 'boolean') throw optionError(name, 'true or false', value);
@@ -159,10 +178,7 @@ const text: OptionCheck = (name, value) => {
   if (typeof value !== 'string') throw optionError(name, 'a string', value);
   return value;
 };
-const texts: OptionCheck = (name, value) => {
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw optionError(name, 'an array of strings', value);
-  return [...value];
-};
+const texts: OptionCheck = (name, value) => arrayOption(name, 'an array of strings', value, (v) => typeof v === 'string');
 const oneOf = (...allowed: string[]): OptionCheck => (name, value) => {
   if (typeof value !== 'string' || !allowed.includes(value)) throw optionError(name, `one of ${allowed.join(', ')}`, value);
   return value;
@@ -176,14 +192,23 @@ const oneOf = (...allowed: string[]): OptionCheck => (name, value) => {
 const OPTION_CHECKS: { readonly [K in keyof AppConfig]-?: OptionCheck } = {
   env: oneOf('dev', 'prod', 'test'),
   debug: flag,
-  host: (name, value) => listenHost(text(name, value) as string),
+  host: (name, value) => listenHost(optionLabel(name), text(name, value) as string),
   port: integer(0, 65535),
   logLevel: oneOf(...Object.keys(LEVELS)),
   logFormat: oneOf('line', 'json'),
-  trustedProxies: texts,
-  trustedHosts: (name, value) => hostPatterns(texts(name, value) as string[]),
+  trustedProxies: (name, value) => proxies(`${optionLabel(name)} must be an array of IP addresses or CIDR ranges (or "REMOTE_ADDR")`, texts(name, value) as string[]),
+  trustedHosts: (name, value) => hostPatterns(`${optionLabel(name)} must be an array of regular expressions`, texts(name, value) as string[]),
   defaultLocale: text,
-  profilerDsn: text,
+  // Parsed now, though only debug mode uses it: a wrong DSN is found in prod too, before debug is turned on.
+  profilerDsn: (name, value) => {
+    const dsn = text(name, value) as string;
+    try {
+      parseProfilerDsn(dsn);
+    } catch (error) {
+      throw new Error((error as Error).message.replace(/^PROFILER_DSN/, optionLabel(name)));
+    }
+    return dsn;
+  },
   bodyLimit: integer(0),
   secret: text,
   disallowRobotsIndexing: flag,
@@ -195,10 +220,7 @@ const OPTION_CHECKS: { readonly [K in keyof AppConfig]-?: OptionCheck } = {
   rememberMeCookieName: (name, value) => cookieName(name, text(name, value) as string),
   rememberMeLifetimeSeconds: integer(1, TEN_YEARS_SECONDS),
   enabledLocales: texts,
-  logExcludedHttpCodes: (name, value) => {
-    if (!Array.isArray(value) || !value.every((v) => Number.isInteger(v) && v >= 100 && v <= 599)) throw optionError(name, 'an array of HTTP status codes', value);
-    return [...value];
-  },
+  logExcludedHttpCodes: (name, value) => arrayOption(name, 'an array of HTTP status codes (integers between 100 and 599)', value, (v) => Number.isInteger(v) && (v as number) >= 100 && (v as number) <= 599),
   headersTimeoutMs: integer(1, MAX_TIMER_MS),
   requestTimeoutMs: integer(1, MAX_TIMER_MS),
   keepAliveTimeoutMs: integer(1, MAX_TIMER_MS),
@@ -211,29 +233,11 @@ function checkedOptions(overrides: Record<string, unknown>): Partial<AppConfig> 
   for (const name of Object.keys(overrides)) {
     const value = overrides[name];
     if (value === undefined) continue;
-    if (!Object.hasOwn(OPTION_CHECKS, name)) {
-      const near = nearestName(name, Object.keys(OPTION_CHECKS));
-      throw new Error(`Unknown createApp option "${name}"${near ? ` (did you mean "${near}"?)` : ''}.`);
-    }
+    if (!Object.hasOwn(OPTION_CHECKS, name)) throw unknownOptionError(name, Object.keys(OPTION_CHECKS));
     out[name] = OPTION_CHECKS[name as keyof AppConfig](name, value);
   }
   return out as Partial<AppConfig>;
 }
-
-/** The known name closest to a misspelt one (a few edits away, case aside), or null. */
-function nearestName(name: string, known: string[]): string | null {
-  let best: string | null = null;
-  let bestDistance = Math.max(2, Math.floor(name.length / 4)) + 1;
-  for (const candidate of known) {
-    const d = editDistance(name.toLowerCase(), candidate.toLowerCase());
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
 
 export function loadConfig(options: Partial<AppConfig> = {}, env: Env = readEnvironment()): AppConfig {
   const overrides = checkedOptions(options as Record<string, unknown>);
@@ -248,12 +252,12 @@ export function loadConfig(options: Partial<AppConfig> = {}, env: Env = readEnvi
   const config: AppConfig = {
     env: appEnv,
     debug,
-    host: listenHost(env.HOST || '127.0.0.1'),
+    host: listenHost('HOST', env.HOST || '127.0.0.1'),
     port: int('PORT', env.PORT, 8000, 0, 65535),
     logLevel,
     logFormat,
-    trustedProxies: list(env.TRUSTED_PROXIES),
-    trustedHosts: hostPatterns(list(env.TRUSTED_HOSTS)),
+    trustedProxies: proxies('TRUSTED_PROXIES must be comma-separated IP addresses or CIDR ranges (or REMOTE_ADDR)', list(env.TRUSTED_PROXIES)),
+    trustedHosts: hostPatterns('TRUSTED_HOSTS must be comma-separated regular expressions', list(env.TRUSTED_HOSTS)),
     defaultLocale: env.DEFAULT_LOCALE || 'en',
     profilerDsn: env.PROFILER_DSN || 'memory://?max=1000',
     bodyLimit: parseByteSize('BODY_LIMIT', env.BODY_LIMIT || '1mb'),

@@ -17,6 +17,7 @@ import { stackOf } from '../debug/stack.ts';
 import { DisallowRobotsIndexingListener } from '../listeners/disallow-robots-indexing-listener.ts';
 import { ResponseListener } from '../listeners/response-listener.ts';
 import { loadConfig, type AppConfig, type Env } from './config.ts';
+import { checkCreateAppOptions } from './option-checks.ts';
 import { controllerPlan } from './controller-plan.ts';
 import { buildHookTable } from './listeners.ts';
 import { pipelineServices, type AppServices, type PipelineOptions } from './services.ts';
@@ -75,6 +76,7 @@ export interface App {
 
 /** The application: the kernel plus its configuration, routes and listener tables. */
 export function createApp(options: AppOptions = {}): App {
+  checkCreateAppOptions(options);
   const { routes = [], listeners = [], environment, logSink, sessionStore, firewalls, verifyBearerToken, refreshMember, localeAware, renderTemplate, ...overrides } = options;
   const config = loadConfig(overrides, environment);
   const logStream = new LogStream(logSink ?? stderrSink(), config.logLevel, config.logFormat);

@@ -25,6 +25,27 @@ export function assertOptionNames(route: RouteDefinition): void {
   if (expires !== undefined && httpDate(expires) === null) {
     throw new Error(`The cache option "expires" of route "${route.name}" is no date: ${JSON.stringify(expires)}. Give a Date, a timestamp or a date string; for a relative expiry use maxAge (seconds).`);
   }
+  assertConverters(route.name, (options as { converters?: unknown }).converters);
+}
+
+/** The converters ParamConverterListener knows by name; any function is a converter too. */
+const CONVERTER_NAMES: readonly unknown[] = ['int', 'float', 'date', 'bool'];
+
+/**
+ * The `converters` option, checked when the app is built: an unknown converter (`'integer'`) made
+ * every request to the route a 500, and converters that are not an object were ignored.
+ */
+function assertConverters(routeName: string, converters: unknown): void {
+  if (converters === undefined || converters === null) return;
+  if (typeof converters !== 'object' || Array.isArray(converters)) {
+    throw new Error(`The "converters" option of route "${routeName}" must be an object (parameter name → converter), got ${JSON.stringify(converters)}.`);
+  }
+  for (const [parameter, spec] of Object.entries(converters)) {
+    const converter: unknown = typeof spec === 'object' && spec !== null ? (spec as { converter?: unknown }).converter : spec;
+    if (typeof converter !== 'function' && !CONVERTER_NAMES.includes(converter)) {
+      throw new Error(`Unknown converter ${JSON.stringify(converter) ?? String(converter)} for parameter "${parameter}" of route "${routeName}" (use int, float, date, bool, a function, or { converter, optional }).`);
+    }
+  }
 }
 
 /** Same letters ignoring case, or at most two edits apart (insertions, deletions, substitutions). */

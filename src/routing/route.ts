@@ -120,6 +120,15 @@ function requirementSource(requirement: string | RegExp): string {
 /** DEFAULT_METHODS, for the per-match test of a route that lists no methods. */
 const DEFAULT_METHOD_SET: ReadonlySet<string> = new Set(DEFAULT_METHODS);
 
+/**
+ * A route definition without a name, named by its path when it has one: the index alone misleads, as
+ * createApp puts the profiler's routes ahead of the application's (debug mode), so its own first route
+ * is not #0 here. createApp's option check reports the index in the application's own list.
+ */
+export function unnamedRoute(index: number, path: unknown): Error {
+  return new Error(typeof path === 'string' ? `The route with path ${JSON.stringify(path)} has no name.` : `Route #${index} has no name.`);
+}
+
 export class CompiledRouteImpl implements CompiledRoute {
   readonly name: string;
   readonly path: string;
@@ -161,7 +170,7 @@ export class CompiledRouteImpl implements CompiledRoute {
   constructor(definition: RouteDefinition, index: number) {
     if (definition === null || typeof definition !== 'object') throw new Error(`Route #${index} is not an object.`);
     const { name, path } = definition;
-    if (typeof name !== 'string' || name === '') throw new Error(`Route #${index} has no name.`);
+    if (typeof name !== 'string' || name === '') throw unnamedRoute(index, path);
     if (typeof path !== 'string' || (path[0] !== '/' && path[0] !== '{')) {
       throw new Error(`Invalid path ${JSON.stringify(path)} for route "${name}": a path must start with "/".`);
     }

@@ -1,4 +1,4 @@
-/** What both server entries (Node and Deno) say about the address they listen on. */
+/** What the server entries (Node and Deno) and `serve()` say about the address they listen on. */
 
 /** 127.0.0.0/8, ::1, localhost (and IPv4-mapped loopback): only these keep debug pages private. */
 export function isLoopback(host: string): boolean {

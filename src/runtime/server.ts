@@ -2,12 +2,12 @@
  * `node dist/server.js`: the application on `node:http` (CONTRACT §1).
  *
  * Configuration comes from the environment through `createApp()` (HOST, PORT, APP_ENV, APP_DEBUG,
- * the timeouts and the shutdown deadline, CONTRACT §2). One line goes to stderr once listening; with
- * debug on and a non-loopback HOST, a WARNING line follows. SIGTERM/SIGINT drain in-flight requests
+ * the timeouts and the shutdown deadline, CONTRACT §2). One line goes to stderr once listening (the
+ * WARNING for debug on a non-loopback HOST is `serve()`'s own). SIGTERM/SIGINT drain in-flight requests
  * within SHUTDOWN_DEADLINE_MS, then the process exits 0 (see `serve()` in ./node/serve.ts).
  */
 import { createApp } from '../app/create-app.ts';
-import { isLoopback, listeningLine, publicDebugWarning } from './listen-address.ts';
+import { listeningLine } from './listen-address.ts';
 import { serve } from './node.ts';
 
 async function main(): Promise<void> {
@@ -42,13 +42,6 @@ async function main(): Promise<void> {
     app.log('error', `Unhandled promise rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
   });
   process.stderr.write(listeningLine(handle.hostname, handle.port, config.env, config.debug) + '\n');
-  if (config.debug && !isLoopback(handle.hostname)) {
-    // A log record (LOG_FORMAT applies), so log collectors see it like any other WARNING.
-    app.log(
-      'warning',
-      publicDebugWarning(handle.hostname),
-    );
-  }
 }
 
 main().catch((err: unknown) => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig, parseByteSize, type AppConfig } from '../../src/app/config.ts';
+import { createApp, type AppOptions } from '../../src/app/create-app.ts';
 
 test('defaults follow CONTRACT §2', () => {
   const c = loadConfig({}, {});
@@ -90,4 +91,49 @@ test('regression: createApp options were not checked: debug "false" turned debug
   const config = loadConfig({ env: 'prod', bodyLimit: undefined, disallowRobotsIndexing: undefined, sessionCookieName: undefined }, {});
   assert.deepEqual([config.debug, config.bodyLimit, config.disallowRobotsIndexing, config.sessionCookieName], [false, 1024 * 1024, true, 'IRMSSESSID']);
   assert.equal(loadConfig({ debug: true, bodyLimit: 10 }, {}).bodyLimit, 10);
+});
+
+/** createApp as a JavaScript caller uses it: anything may be passed (the messages are what it sees). */
+const build = (options: Record<string, unknown>) => () => createApp({ env: 'prod', environment: {}, logSink: () => {}, ...options } as AppOptions);
+
+test('regression: createApp option values were refused with the environment variable\'s message (TRUSTED_HOSTS, HOST, PROFILER_DSN) or one naming neither ("Invalid trusted proxy")', () => {
+  assert.throws(build({ trustedHosts: ['^ok$', '(('] }), { message: /^createApp option "trustedHosts" must be an array of regular expressions; "\(\(" is not one \(Invalid regular expression: .*\)\.$/ });
+  assert.throws(build({ host: 'a b' }), { message: 'createApp option "host" must be a host name or an IP address, got "a b".' });
+  // Checked in prod too, where the profiler is off: turning debug on later must not be what finds it.
+  assert.throws(build({ profilerDsn: 'redis://x' }), { message: 'createApp option "profilerDsn" must be "memory://?max=N" or "file:<dir>?max=N" (unknown scheme), got "redis://x".' });
+  assert.throws(build({ trustedProxies: ['10.0.0.0/8', 'not-an-ip'] }), { message: 'createApp option "trustedProxies" must be an array of IP addresses or CIDR ranges (or "REMOTE_ADDR"); "not-an-ip" is not one.' });
+  assert.throws(build({ environment: { TRUSTED_PROXIES: '10.0.0.0/8, 10.0.0.0/' } }), { message: 'TRUSTED_PROXIES must be comma-separated IP addresses or CIDR ranges (or REMOTE_ADDR); "10.0.0.0/" is not one.' });
+  assert.throws(build({ environment: { HOST: 'a b' } }), { message: 'HOST must be a host name or an IP address, got "a b".' });
+  assert.throws(build({ environment: { TRUSTED_HOSTS: '((' } }), { message: /^TRUSTED_HOSTS must be comma-separated regular expressions; "\(\(" is not one / });
+  const app = createApp({ env: 'prod', environment: {}, logSink: () => {}, trustedProxies: ['REMOTE_ADDR', '10.0.0.0/8', '::1'], trustedHosts: ['^a\\.test$'], profilerDsn: 'file:/tmp/irms-profiles?max=10' });
+  assert.deepEqual([app.config.trustedProxies, app.config.profilerDsn], [['REMOTE_ADDR', '10.0.0.0/8', '::1'], 'file:/tmp/irms-profiles?max=10']);
+});
+
+test('regression: a list option with a wrong entry said only "got an array" (logExcludedHttpCodes: ["404"])', () => {
+  assert.throws(build({ logExcludedHttpCodes: [405, '404'] }), { message: 'createApp option "logExcludedHttpCodes" must be an array of HTTP status codes (integers between 100 and 599), got "404" (a string) at index 1.' });
+  assert.throws(build({ enabledLocales: ['en', 5] }), { message: 'createApp option "enabledLocales" must be an array of strings, got 5 at index 1.' });
+});
+
+test('regression: an unknown createApp option was matched only against the AppConfig names: no hint for route, logsink, APP_SECRET, rememberMeLifetime…', () => {
+  const hints: [string, string][] = [
+    ['route', 'routes'],
+    ['listener', 'listeners'],
+    ['logsink', 'logSink'],
+    ['firewall', 'firewalls'],
+    ['refreshMembers', 'refreshMember'],
+    ['renderTemplates', 'renderTemplate'],
+    ['enviroment', 'environment'],
+    ['APP_SECRET', 'secret'],
+    ['appSecret', 'secret'],
+    ['APP_ENV', 'env'],
+    ['APP_DEBUG', 'debug'],
+    ['REMEMBER_ME_LIFETIME', 'rememberMeLifetimeSeconds'],
+    ['rememberMeLifetime', 'rememberMeLifetimeSeconds'],
+    ['BODY_LIMIT', 'bodyLimit'],
+    ['TRUSTED_PROXIES', 'trustedProxies'],
+    ['hostname', 'host'],
+    ['bodylimit', 'bodyLimit'],
+  ];
+  for (const [given, meant] of hints) assert.throws(build({ [given]: 1 }), { message: `Unknown createApp option "${given}" (did you mean "${meant}"?).` }, given);
+  assert.throws(build({ colour: 'blue' }), { message: 'Unknown createApp option "colour".' });
 });

@@ -37,7 +37,9 @@ describe('PROFILER_DSN', () => {
     for (const dsn of ['redis://localhost', 'memory://?max=0', 'memory://?max=abc', 'memory://?maxx=3', 'file:', 'file://evil.example/x', 'memory://?max_bytes=10']) {
       assert.throws(() => parseProfilerDsn(dsn), /PROFILER_DSN/, dsn);
     }
-    assert.throws(() => profiledApp({ profilerDsn: 'bogus:' }), /PROFILER_DSN/);
+    // Given as a createApp option, the message names the option (the variable's is PROFILER_DSN's).
+    assert.throws(() => profiledApp({ profilerDsn: 'bogus:' }), /^Error: createApp option "profilerDsn" must be "memory:\/\/\?max=N" or /);
+    assert.throws(() => profiledApp({ environment: { PROFILER_DSN: 'bogus:' } }), /^Error: PROFILER_DSN must be /);
   });
 });
 

@@ -5,6 +5,8 @@
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
+import { meantName } from '../../app/near-names.ts';
+import { isLoopback, publicDebugWarning } from '../listen-address.ts';
 import { batchUnderLoad } from '../node-batch.ts';
 import { onClientError, onConnect } from './client-errors.ts';
 import { reportError } from './failures.ts';
@@ -82,8 +84,70 @@ function writeStderr(line: string): void {
   }
 }
 
+/** A WARNING on the application's log (stderr without one), as `reportError` reports errors. */
+function logWarning(app: NodeApp, message: string): void {
+  try {
+    if (app.log) {
+      app.log('warning', message);
+      return;
+    }
+  } catch {
+    // the log itself failed: fall through to stderr
+  }
+  writeStderr(`irms-web: WARNING: ${message}`);
+}
+
+/** Every option's name: a name not here (`host` for `hostname`) would be ignored without a word. */
+const SERVE_OPTION_NAMES: { readonly [K in keyof ServeOptions]-?: true } = {
+  port: true,
+  hostname: true,
+  headersTimeout: true,
+  requestTimeout: true,
+  keepAliveTimeout: true,
+  connectionsCheckingInterval: true,
+  shutdownDeadlineMs: true,
+  handleSignals: true,
+  adapter: true,
+  batch: true,
+};
+
+/** Names no edit distance finds (keyed lower-case): the app's configuration calls the address `host` (HOST). */
+const SERVE_OPTION_ALIASES: ReadonlyMap<string, string> = new Map([['host', 'hostname']]);
+
+/** A value as the messages below quote it: a string in quotes, so that a port given as "8000" shows as one. */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
+  return typeof value === 'function' ? 'a function' : String(value);
+}
+
+/**
+ * Refuses what a JavaScript caller could pass by mistake: an unknown name (`host` bound to the
+ * default 127.0.0.1 instead of the address asked), a port given as a string, a flag that is not a
+ * boolean (`batch: 'no'` is truthy). Options given as `undefined` count as not given.
+ */
+function checkServeOptions(options: unknown): void {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`serve() expects an options object, got ${shown(options)}.`);
+  const given = options as Record<string, unknown>;
+  for (const name of Object.keys(given)) {
+    if (Object.hasOwn(SERVE_OPTION_NAMES, name)) continue;
+    const meant = meantName(name, Object.keys(SERVE_OPTION_NAMES), SERVE_OPTION_ALIASES);
+    throw new TypeError(`Unknown serve option "${name}"${meant !== null ? ` (did you mean "${meant}"?)` : ''}.`);
+  }
+  const { port, hostname } = given;
+  if (port !== undefined && !(typeof port === 'number' && Number.isInteger(port) && port >= 0 && port <= 65535)) {
+    throw new TypeError(`The serve option "port" must be an integer between 0 and 65535, got ${shown(port)}.`);
+  }
+  if (hostname !== undefined && typeof hostname !== 'string') throw new TypeError(`The serve option "hostname" must be a string, got ${shown(hostname)}.`);
+  for (const flag of ['batch', 'handleSignals'] as const) {
+    const value = given[flag];
+    if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`The serve option "${flag}" must be true or false, got ${shown(value)}.`);
+  }
+}
+
 /** Serves `app` on `node:http`; resolves once listening. */
 export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<NodeServer> {
+  checkServeOptions(options);
   const config = app.config ?? {};
   const adapter: NodeAdapter = options.adapter ?? 'native';
   if (adapter !== 'native' && adapter !== 'hono') throw new TypeError(`The adapter option must be 'native' or 'hono', got ${JSON.stringify(adapter)}.`);
@@ -147,6 +211,10 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
   });
   // After the start, server errors (e.g. EMFILE on accept) are reported, never thrown.
   server.on('error', (err) => reportError(app, 'Server error', err));
+  // Debug pages and the profiler show source code, configuration and request data to whoever reaches
+  // them. Said here rather than by the server entry, so that an application embedded with serve() (the
+  // README's way, debug on by default) gets the WARNING too.
+  if (config.debug === true && !isLoopback(hostname)) logWarning(app, publicDebugWarning(hostname));
 
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;

@@ -29,8 +29,9 @@ export interface NodeApp {
   handle(source: RequestSource): Handled | Promise<Handled>;
   /** Fetch entry, used by the `hono` adapter only. */
   fetch?(request: Request, info?: ConnectionInfo): Response | Promise<Response>;
-  /** Settings `serve()` falls back to when an option is not given. */
+  /** Settings `serve()` falls back to when an option is not given; `debug` with a non-loopback address makes it log a WARNING. */
   readonly config?: {
+    debug?: boolean;
     host?: string;
     port?: number;
     headersTimeoutMs?: number;
