@@ -45,18 +45,31 @@ export interface RequestSource {
 }
 
 /**
- * Connection facts a Fetch host can pass beside the Request (Deno's `info`, the Node adapter, tests).
- * `remoteAddress` is read only when something asks for the client address (it may be a getter).
+ * Connection facts a Fetch host can pass beside the Request (Deno's `info`, the Node adapter, tests):
+ * an object literal, or `denoConnectionInfo(info)`; what else a host passes there is sorted out by
+ * `fetchSource`. `remoteAddress` is read only when something asks for the client address (it may be a getter).
  */
 export interface ConnectionInfo {
   /** Peer IP address. */
   readonly remoteAddress?: string;
   /**
    * The host reads a request body whole (`arrayBuffer()`) faster than through its stream, and holds
-   * a body to its declared Content-Length (Deno.serve). Bodies with a length within BODY_LIMIT are
-   * then read in one call.
+   * a body to its declared Content-Length (Deno.serve). Small bodies with a declared length within
+   * BODY_LIMIT are then read in one call (see FetchSource.readBody).
    */
   readonly wholeBody?: boolean;
+  /**
+   * Scheme of the connection, when the host knows it. Without it the scheme is the Request URL's,
+   * which Deno builds from what the client wrote for an absolute-form target (`GET https://…`) or an
+   * h2c `:scheme`: over plain HTTP a client could make itself `isSecure()`.
+   */
+  readonly scheme?: 'http' | 'https';
+  /**
+   * For a host whose server enforces no request timeout (Deno.serve): the body read bounded in time.
+   * The promise returned rejects once the read has taken too long (the kernel then answers the 400 of
+   * a body cut off, as on Node), and the host answers 408 in its place, as Node's server does.
+   */
+  bodyDeadline?(read: Promise<Uint8Array | null>): Promise<Uint8Array | null>;
   /** The raw request target when the host kept it (the Fetch URL parser resolves `..` and `\`). */
   rawTarget?: string;
   /**
@@ -90,7 +103,24 @@ export function splitUrl(url: string): { scheme: 'http' | 'https'; authority: st
  * read from the Request only when the kernel asks; `info` gives the peer address the Request lacks.
  */
 export function fetchSource(request: Request, info?: ConnectionInfo): RequestSource {
-  return new FetchSource(request, info);
+  return new FetchSource(request, connectionInfo(info));
+}
+
+/**
+ * The ConnectionInfo in what a host passed beside the Request. `app.fetch` is handed to hosts as it
+ * is (`export default { fetch: app.fetch }`), and each passes its own object there: Deno its handler
+ * info, whose peer address is `remoteAddr.hostname` (read as denoConnectionInfo reads it); Bun its
+ * `Server`, whose `protocol` ("http") became the request's protocol. A ConnectionInfo is an object
+ * literal (or denoConnectionInfo's), so any other kind of object (a class instance such as Bun's
+ * `Server`) is not one and is ignored.
+ */
+function connectionInfo(info: unknown): ConnectionInfo | undefined {
+  if (typeof info !== 'object' || info === null) return undefined;
+  if (info instanceof DenoConnection) return info;
+  // Deno's ServeHandlerInfo (`remoteAddr` is a getter on its prototype; `in` does not call it).
+  if ('remoteAddr' in info && !('remoteAddress' in info)) return denoConnectionInfo(info as DenoServeInfo);
+  const prototype: unknown = Object.getPrototypeOf(info);
+  return prototype === Object.prototype || prototype === null ? (info as ConnectionInfo) : undefined;
 }
 
 /** A RequestSource over a Fetch Request: one object per request, headers read through on demand. */
@@ -111,7 +141,7 @@ class FetchSource implements RequestSource {
     this.fetchHeaders = request.headers;
     this.method = request.method;
     this.target = info?.rawTarget ?? target;
-    this.scheme = scheme;
+    this.scheme = info?.scheme ?? scheme;
     this.fallbackHost = authority === '' && info?.fallbackHost ? info.fallbackHost : authority;
     this.info = info;
     this.protocol = info?.protocol ?? 'HTTP/1.1';
@@ -149,20 +179,30 @@ class FetchSource implements RequestSource {
 
   /**
    * On a host that reads whole bodies natively (`ConnectionInfo.wholeBody`: Deno), a body that declares
-   * a length within the limit is read in one call; the host's framing holds it to that length, and
-   * a longer one still ends in null. Otherwise (undici's `arrayBuffer()` is slower than its stream),
-   * through the stream, stopping at the limit.
+   * a length up to WHOLE_BODY_MAX (and within the limit) is read in one call; the host's framing holds
+   * it to that length, and a longer one still ends in null. Deno's `arrayBuffer()` allocates the
+   * declared length before the first byte arrives, so a larger body read that way would cost its whole
+   * declared size for each client that declares it and then sends nothing (500 such clients at the
+   * default 1 MiB BODY_LIMIT: 500 MB); it goes through the stream, which grows with what arrives.
+   * Otherwise too (undici's `arrayBuffer()` is slower than its stream), through the stream, stopping at
+   * the limit. A host's `ConnectionInfo.bodyDeadline` bounds the read in time.
    */
   readBody(limit: number): Promise<Uint8Array | null> {
-    if (this.info?.wholeBody === true) {
+    const info = this.info;
+    let read: Promise<Uint8Array | null> | undefined;
+    if (info?.wholeBody === true) {
       const declared = this.fetchHeaders.get('content-length');
-      if (declared !== null && declared.length <= 15 && isDigits(declared) && Number(declared) <= limit) {
-        return this.request.arrayBuffer().then((buffer) => (buffer.byteLength > limit ? null : new Uint8Array(buffer)));
+      if (declared !== null && declared.length <= 15 && isDigits(declared) && Number(declared) <= Math.min(limit, WHOLE_BODY_MAX)) {
+        read = this.request.arrayBuffer().then((buffer) => (buffer.byteLength > limit ? null : new Uint8Array(buffer)));
       }
     }
-    return readStreamBounded(this.request.body, limit);
+    read ??= readStreamBounded(this.request.body, limit);
+    return info?.bodyDeadline ? info.bodyDeadline(read) : read;
   }
 }
+
+/** The largest declared body read whole on a `wholeBody` host: a JSON API's or a form's bodies, not an upload's. */
+const WHOLE_BODY_MAX = 64 * 1024;
 
 /** A body stream read whole, or null (reading stopped, the stream cancelled) once it passes `limit` bytes. */
 export async function readStreamBounded(stream: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | null> {
@@ -199,17 +239,42 @@ export interface DenoServeInfo {
  * ConnectionInfo over `Deno.serve`'s handler info: the peer address is asked of Deno only when
  * something reads it (an op call on every request otherwise, ≈ 0.7 µs), and bodies are read whole
  * (`wholeBody`: about 10 µs less per JSON POST than through the stream). For embedders:
- * `Deno.serve((request, info) => app.respond(request, denoConnectionInfo(info)))`.
+ * `Deno.serve((request, info) => app.respond(request, denoConnectionInfo(info)))`. `options.scheme`
+ * is the connection's scheme ('https' with `cert`/`key`; without it, the URL's, which a client can
+ * choose: see ConnectionInfo.scheme); `options.bodyDeadlines` bounds body reads in time
+ * (denoServeHandler passes both).
  */
-export function denoConnectionInfo(info: DenoServeInfo | undefined): ConnectionInfo {
-  return new DenoConnection(info);
+export function denoConnectionInfo(info: DenoServeInfo | undefined, options?: DenoConnectionOptions): DenoConnectionInfo {
+  return new DenoConnection(info, options?.scheme, options?.bodyDeadlines);
 }
 
-class DenoConnection implements ConnectionInfo {
+/** What denoConnectionInfo takes besides Deno's info. */
+export interface DenoConnectionOptions {
+  /** The connection's scheme (ConnectionInfo.scheme). */
+  readonly scheme?: 'http' | 'https';
+  /** `watch(read, onTimeout)`: `read`, or a rejection once it has taken too long, after calling `onTimeout`. */
+  readonly bodyDeadlines?: { watch(read: Promise<Uint8Array | null>, onTimeout: () => void): Promise<Uint8Array | null> };
+}
+
+/** denoConnectionInfo's answer: a ConnectionInfo that also says whether its request's body read ran out of time. */
+export interface DenoConnectionInfo extends ConnectionInfo {
+  /** True once the body read outlasted its deadline: the host answers 408. */
+  readonly timedOut: boolean;
+}
+
+class DenoConnection implements DenoConnectionInfo {
   readonly wholeBody = true;
-  constructor(private readonly info: DenoServeInfo | undefined) {}
+  timedOut = false;
+  constructor(
+    private readonly info: DenoServeInfo | undefined,
+    readonly scheme?: 'http' | 'https',
+    private readonly deadlines?: DenoConnectionOptions['bodyDeadlines'],
+  ) {}
   get remoteAddress(): string {
     return this.info?.remoteAddr?.hostname ?? '';
+  }
+  bodyDeadline(read: Promise<Uint8Array | null>): Promise<Uint8Array | null> {
+    return this.deadlines ? this.deadlines.watch(read, () => (this.timedOut = true)) : read;
   }
 }
 

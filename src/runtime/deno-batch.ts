@@ -22,6 +22,85 @@ export type DenoServeHandler = ((request: Request, info: DenoServeInfo) => Respo
 export interface DenoServeHandlerOptions {
   /** Batch under load (default true); false computes every response inside Deno's call. */
   batch?: boolean;
+  /**
+   * Scheme of the connections the server accepts: say 'https' when `Deno.serve` has `cert` and `key`.
+   * Default 'http', whatever the request URL says: Deno builds that URL from what the client wrote for
+   * an absolute-form target (`GET https://…`) or an h2c `:scheme`, so a plain-HTTP client could
+   * otherwise pass for a secure one.
+   */
+  scheme?: 'http' | 'https';
+  /**
+   * Time allowed to read a request body, ms: past it the client gets Node's answer to its
+   * `requestTimeout`, 408 with `Connection: close` (`Deno.serve` has no timeout of its own). Default:
+   * the app's `config.requestTimeoutMs` (REQUEST_TIMEOUT_MS), else Node's 300 000; 0 for none.
+   */
+  requestTimeout?: number;
+}
+
+/** What the handler serves: an irms-web app, or any object with a Fetch handler. */
+type DenoApp = (Pick<App, 'respond'> | Pick<App, 'fetch'>) & { readonly config?: { readonly requestTimeoutMs?: number } };
+
+/** Node's limit on a request head (its default `--max-http-header-size`), over which it answers 431. */
+const MAX_HEAD_BYTES = 16 * 1024;
+
+/**
+ * The body reads under way and their deadlines. One interval checks them a few times per timeout
+ * (a quarter of it, 100 ms to 5 s, as Node checks its requestTimeout) and runs only while reads are
+ * pending: a timer per read (a setTimeout and its clearTimeout) costs ≈ 2.5 µs on Deno 2.9, a tenth of
+ * a JSON POST. A read that outlasts the deadline rejects with Node's own error for a request timeout,
+ * and is itself left pending: Deno closes the connection once the body ends when the handler answered
+ * before reading it all, where a cancelled body stream would let the connection carry another request.
+ */
+class BodyDeadlines {
+  private readonly reads = new Set<{ expires: number; onTimeout: () => void; reject: (err: unknown) => void }>();
+  private sweep: ReturnType<typeof setInterval> | undefined;
+  private readonly every: number;
+
+  constructor(private readonly ms: number) {
+    this.every = Math.min(5_000, Math.max(100, Math.floor(ms / 4)));
+  }
+
+  watch(read: Promise<Uint8Array | null>, onTimeout: () => void): Promise<Uint8Array | null> {
+    return new Promise((resolve, reject) => {
+      const entry = { expires: performance.now() + this.ms, onTimeout, reject };
+      this.reads.add(entry);
+      this.sweep ??= setInterval(() => this.expire(), this.every);
+      read.then(
+        (body) => {
+          this.reads.delete(entry);
+          resolve(body);
+        },
+        (err: unknown) => {
+          this.reads.delete(entry);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  private expire(): void {
+    const now = performance.now();
+    // Insertion order is deadline order (one timeout for all).
+    for (const entry of this.reads) {
+      if (entry.expires > now) break;
+      this.reads.delete(entry);
+      entry.onTimeout();
+      entry.reject(Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }));
+    }
+    if (this.reads.size === 0) {
+      clearInterval(this.sweep);
+      this.sweep = undefined;
+    }
+  }
+}
+
+/**
+ * What Node's server answers by itself to a request it refuses (src/runtime/node/client-errors.ts): the
+ * status, no body, `Connection: close` (Deno writes the reason phrase, the same as Node's). When the
+ * body was not read whole Deno adds a `Connection: close` of its own, which HTTP reads as `close, close`.
+ */
+function refusal(status: 408 | 431): Response {
+  return new Response(null, { status, headers: { connection: 'close' } });
 }
 
 /** One request's answer, handed back inside the call or through the promise made when it was queued. */
@@ -53,17 +132,34 @@ class Pending {
  * `Deno.serve(options, denoServeHandler(app))`. Errors go where Deno sends a handler's errors (its
  * `onError` option), whether the request was batched or not.
  */
-export function denoServeHandler(app: Pick<App, 'respond'> | Pick<App, 'fetch'>, options: DenoServeHandlerOptions = {}): DenoServeHandler {
+export function denoServeHandler(app: DenoApp, options: DenoServeHandlerOptions = {}): DenoServeHandler {
   // An irms-web app answers through `respond` (no promise when nothing was awaited); any other object
   // with a Fetch handler (`{ fetch }`, as Deno.serve takes) works too.
   const respond: App['respond'] = 'respond' in app ? app.respond : app.fetch;
+  const requestTimeout = options.requestTimeout ?? app.config?.requestTimeoutMs ?? 300_000;
+  if (typeof requestTimeout !== 'number' || !(requestTimeout >= 0)) {
+    throw new RangeError(`The requestTimeout option must be a number of milliseconds >= 0, got ${String(requestTimeout)}.`);
+  }
+  const bodyDeadlines = requestTimeout > 0 ? new BodyDeadlines(requestTimeout) : undefined;
+  const connection = { scheme: options.scheme ?? 'http', bodyDeadlines };
+  const answer = (request: Request, info: DenoServeInfo): Response | Promise<Response> => {
+    // Node refuses a head over 16 KiB; hyper takes far larger ones. Only the target is measured (a
+    // string length): summing every header would cost each request an iteration, and hyper bounds
+    // the headers itself (README, "Decisions").
+    if (request.url.length > MAX_HEAD_BYTES) return refusal(431);
+    const facts = denoConnectionInfo(info, connection);
+    const response = respond(request, facts);
+    // Only a response that waited can have waited for a body that did not arrive in time: the kernel
+    // answered its 400 for the body cut off, the client gets Node's 408.
+    if (response instanceof Response || !bodyDeadlines) return response;
+    return response.then((r) => (facts.timedOut ? refusal(408) : r));
+  };
   if (options.batch === false) {
-    const direct = (request: Request, info: DenoServeInfo) => respond(request, denoConnectionInfo(info));
-    return Object.defineProperty(direct, 'batching', { value: false }) as DenoServeHandler;
+    return Object.defineProperty(answer, 'batching', { value: false }) as DenoServeHandler;
   }
   const compute = (request: Request, pending: Pending) => {
     try {
-      pending.settle(respond(request, denoConnectionInfo(pending.info)));
+      pending.settle(answer(request, pending.info));
     } catch (err) {
       pending.fail(err);
     }
