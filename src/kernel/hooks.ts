@@ -8,7 +8,11 @@ import type { EventOf, HookName } from './events.ts';
 export interface Listener<H extends HookName = HookName> {
   readonly id: string;
   readonly role: string;
-  /** Symfony-style priority: higher runs first; used only when inserting by priority. */
+  /**
+   * Symfony-style priority: higher runs first. A listener registered without a placement is inserted at
+   * this priority (0 when absent, Symfony's default); an inserted listener records the priority it was
+   * placed at, which later `{ priority }` placements compare with.
+   */
   readonly priority?: number;
   call(event: EventOf[H]): void | Promise<void>;
   /**
@@ -65,8 +69,12 @@ export function emptyHookTable(): HookTable {
 }
 
 /**
- * Inserts a listener without disturbing the relative order of the others. By priority: right after the
- * last listener whose priority is >= p (listeners without one count as 0), like Symfony's dispatcher.
+ * Inserts a listener without disturbing the relative order of the others. By priority (and with no
+ * placement, at the listener's own priority, 0 when it has none): right after the last listener whose
+ * priority is >= p (listeners without one count as 0), like Symfony's dispatcher — higher first, equal
+ * priorities in registration order. The inserted listener carries the priority it was placed at; one
+ * placed before, after or at an index takes the priority of its neighbour, so the hook stays sorted and
+ * a later `{ priority }` placement lands where Symfony would put it.
  */
 export function insertListener<H extends HookName>(list: Listener<H>[], listener: Listener<H>, placement?: Placement): void {
   // Checked when the app is built: a listener without `call` would make every request a 500, and a
@@ -87,24 +95,37 @@ export function insertListener<H extends HookName>(list: Listener<H>[], listener
       throw new TypeError(`Listener "${listener.id}": placement ${keys[0]} must be a listener id, got ${JSON.stringify(value)}.`);
     }
   }
-  if (!placement) {
-    list.push(listener);
-    return;
-  }
-  if ('index' in placement) {
-    list.splice(Math.max(0, Math.min(placement.index, list.length)), 0, listener);
-    return;
-  }
-  if ('priority' in placement) {
+  // No placement is Symfony's default: the listener's own priority, else 0 (not the end of the hook,
+  // which on kernel.exception would be after the listener that renders the error and stops the hook).
+  const where = placement ?? { priority: listener.priority ?? 0 };
+  if ('priority' in where) {
     let at = 0;
-    for (let i = 0; i < list.length; i++) if ((list[i].priority ?? 0) >= placement.priority) at = i + 1;
-    list.splice(at, 0, listener);
+    for (let i = 0; i < list.length; i++) if ((list[i].priority ?? 0) >= where.priority) at = i + 1;
+    list.splice(at, 0, withPriority(listener, where.priority));
     return;
   }
-  const target = 'before' in placement ? placement.before : placement.after;
-  const found = 'before' in placement ? list.findIndex((l) => l.id === target) : findLastIndex(list, (l) => l.id === target);
-  if (found < 0) throw new Error(`No listener "${target}" to insert next to.`);
-  list.splice('before' in placement ? found : found + 1, 0, listener);
+  let at: number;
+  if ('index' in where) {
+    at = Math.max(0, Math.min(where.index, list.length));
+  } else {
+    const target = 'before' in where ? where.before : where.after;
+    const found = 'before' in where ? list.findIndex((l) => l.id === target) : findLastIndex(list, (l) => l.id === target);
+    if (found < 0) throw new Error(`No listener "${target}" to insert next to.`);
+    at = 'before' in where ? found : found + 1;
+  }
+  // The neighbour it displaces, else the one it follows: either keeps the priorities non-increasing.
+  const neighbour = list[at] ?? list[at - 1];
+  list.splice(at, 0, neighbour ? withPriority(listener, neighbour.priority ?? 0) : listener);
+}
+
+/**
+ * The listener carrying `priority`. A new object rather than a spread: a listener may be a class
+ * instance whose `call` and `id` live on its prototype, and `call` stays bound to the caller's object.
+ */
+function withPriority<H extends HookName>(l: Listener<H>, priority: number): Listener<H> {
+  if ((l.priority ?? 0) === priority) return l;
+  const placed: Listener<H> = { id: l.id, role: l.role, priority, call: l.call.bind(l) };
+  return l.idleFor ? { ...placed, idleFor: l.idleFor } : placed;
 }
 
 function findLastIndex<T>(list: T[], pred: (v: T) => boolean): number {

@@ -12,7 +12,7 @@ export interface LoginListenerOptions {
   authenticator: Authenticator;
   /** Log the INFO `app` record (false when the stream drops INFO and no request keeps records). */
   logInfo: boolean;
-  /** Where anonymous HTML clients of `requiresLogin` routes are sent ('' = 401). */
+  /** Where anonymous HTML clients of `requiresLogin` routes are sent ('' = 401), unless their firewall has its own. */
   loginPath: string;
 }
 
@@ -26,8 +26,9 @@ const UNAUTHORIZED_MESSAGE = 'Full authentication is required to access this res
  *   exactly `{ irms_token, member_id }`, the token masked to its first 4 characters plus `…`.
  * - check: routes with the `requiresLogin` option reject anonymous requests — 401 with
  *   `WWW-Authenticate: Bearer` (JSON clients get problem+json from the error listener), or, for HTML
- *   clients when a login path is configured (LOGIN_PATH), a 302 to it. HEAD is treated as GET (nothing
- *   here depends on the method).
+ *   clients when a login path is configured, a 302 to it: the firewall's own `loginPath`, else LOGIN_PATH
+ *   (none on stateless firewalls), as Symfony's entry point is per firewall. HEAD is treated as GET
+ *   (nothing here depends on the method).
  */
 export class LoginListener {
   private readonly authenticator: Authenticator;
@@ -39,8 +40,9 @@ export class LoginListener {
     this.authenticator = options.authenticator;
     this.logInfo = options.logInfo;
     this.loginPath = options.loginPath;
-    const loginPath = options.loginPath;
+    const loginPathOf = (request: KernelRequest) => this.loginPathOf(request);
     this.redirectToLogin = function redirectToLogin(request: KernelRequest): HttpResponse {
+      const loginPath = loginPathOf(request);
       const absolute = loginPath[0] === '/' && loginPath[1] !== '/' && loginPath[1] !== '\\' && request.getHost() !== '' ? request.getSchemeAndHttpHost() + loginPath : loginPath;
       return HttpResponse.redirect(absolute, 302);
     };
@@ -58,7 +60,7 @@ export class LoginListener {
       const request = event.request;
       const options = request.attributes.get('_route_options') as { requiresLogin?: unknown } | undefined;
       if (!options || !options.requiresLogin || getMember(request) !== null) return;
-      if (this.loginPath !== '' && !request.prefersJson() && !request.isXmlHttpRequest()) {
+      if (this.loginPathOf(request) !== '' && !request.prefersJson() && !request.isXmlHttpRequest()) {
         request.logger.info('security', 'Anonymous request to a route that requires login; redirecting to the login path.');
         event.setController(this.redirectToLogin);
         return;
@@ -67,6 +69,11 @@ export class LoginListener {
     }),
     routeLacks('requiresLogin', null),
   );
+
+  /** The request's firewall's own login path, else LOGIN_PATH ('' = 401). */
+  private loginPathOf(request: KernelRequest): string {
+    return this.authenticator.firewallOf(request)?.loginPath ?? this.loginPath;
+  }
 
   private record(request: KernelRequest): void {
     const member = getMember(request);

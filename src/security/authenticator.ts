@@ -55,7 +55,18 @@ const BEARER = /^Bearer[ \t]+([^\s]{1,4096})[ \t]*$/i;
  * Authorization header nor one of those cookies are settled synchronously without reading anything else.
  */
 export class Authenticator {
-  constructor(private readonly options: AuthenticatorOptions) {}
+  /**
+   * Why a remembered member was refused, for the NOTICE. A remember-me refresher without a session one is
+   * the app's `verifyBearerToken` (app/services.ts: given, and no `refreshMember`). Such a verifier often
+   * knows API tokens only, and then every form login's cookie is refused: the log must say why.
+   */
+  private readonly refusedBy: string;
+
+  constructor(private readonly options: AuthenticatorOptions) {
+    this.refusedBy = options.refreshSessionMember === null && options.refreshRememberedMember !== null
+      ? 'its irms_token was rejected by verifyBearerToken; pass refreshMember to check remember-me members yourself'
+      : 'its member was rejected by refreshMember';
+  }
 
   /** The firewall FirewallListener chose for the request (matched now if it did not run). */
   firewallOf(request: KernelRequest): Firewall | null {
@@ -172,7 +183,8 @@ export class Authenticator {
     const member = remembered === null ? null : await refreshed(remembered, this.options.refreshRememberedMember, request);
     if (member === null) {
       request.attributes.set(REMEMBER_ME_COOKIE_ATTRIBUTE, { action: 'clear' } satisfies RememberMeCookieAction);
-      request.logger.notice('security', 'Remember-me cookie rejected and cleared.');
+      const reason = remembered === null ? (payload === null ? 'unreadable or altered' : 'expired or malformed') : this.refusedBy;
+      request.logger.notice('security', `Remember-me cookie rejected and cleared: ${reason}.`);
       return null;
     }
     if (request.hasSession()) {

@@ -21,6 +21,12 @@ export interface FirewallConfig {
   context?: string;
   /** Path of this firewall's logout route (for `logoutUrl(request)`). */
   logoutPath?: string;
+  /**
+   * This firewall's entry point: where anonymous HTML clients of its `requiresLogin` routes are sent
+   * ('' = 401). Default: LOGIN_PATH, except on `stateless` firewalls, which answer 401 (Symfony's API
+   * authenticators start with a 401; only a form login redirects).
+   */
+  loginPath?: string;
 }
 
 export interface Firewall {
@@ -32,6 +38,8 @@ export interface Firewall {
   /** '' when the firewall has no security or is stateless (nothing kept in the session). */
   readonly context: string;
   readonly logoutPath: string | null;
+  /** Its own login path ('' = 401), or null to use LOGIN_PATH. */
+  readonly loginPath: string | null;
 }
 
 /**
@@ -64,6 +72,7 @@ export class FirewallMap {
     for (const config of configs) {
       if (!config || typeof config.name !== 'string' || config.name === '') throw new Error('Every firewall needs a name.');
       if (this.byName.has(config.name)) throw new Error(`Firewall "${config.name}" is defined more than once.`);
+      if (config.loginPath !== undefined && typeof config.loginPath !== 'string') throw new Error(`Firewall "${config.name}": loginPath must be a string, got ${typeof config.loginPath}.`);
       const security = config.security ?? true;
       const stateless = config.stateless ?? false;
       const pattern = config.pattern === undefined ? null : config.pattern instanceof RegExp ? new RegExp(config.pattern.source, config.pattern.flags.replace(/[gy]/g, '')) : new RegExp(config.pattern);
@@ -75,6 +84,8 @@ export class FirewallMap {
         lazy: config.lazy ?? true,
         context: security && !stateless ? config.context ?? config.name : '',
         logoutPath: config.logoutPath ?? null,
+        // A stateless firewall has no session to come back to after a form login: its clients get the 401.
+        loginPath: config.loginPath ?? (stateless ? '' : null),
       });
       firewalls.push(firewall);
       this.byName.set(firewall.name, firewall);

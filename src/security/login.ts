@@ -19,7 +19,11 @@ export interface LoginCredentials {
   /** The member's `irms_token` (what API clients send as `Authorization: Bearer`). */
   irmsToken: string;
   roles?: string[];
-  /** Also set an encrypted remember-me cookie, so a later visit without the session logs the member back in (on firewalls of this context only). */
+  /**
+   * Also set an encrypted remember-me cookie, so a later visit without the session logs the member back in
+   * (on firewalls of this context only). With `createApp({ verifyBearerToken })` and no `refreshMember`,
+   * that verifier must accept this `irmsToken`, or the cookie is rejected and cleared.
+   */
   rememberMe?: boolean;
 }
 
@@ -41,7 +45,10 @@ export interface LoginCredentials {
  *   firewall's ContextListener stores the member in the session when the response is sent (under the
  *   firewall context's key, so firewalls with other contexts do not see it).
  * - `rememberMe: true` adds an encrypted (APP_SECRET), HttpOnly remember-me cookie to the response,
- *   accepted later only by firewalls of this firewall's context.
+ *   accepted later only by firewalls of this firewall's context. Each later remember-me login re-checks
+ *   the member with `createApp({ refreshMember })`; without it, with `createApp({ verifyBearerToken })`,
+ *   the `irmsToken` given here goes through that verifier, and one that knows only API tokens rejects
+ *   and clears the cookie (NOTICE "…rejected by verifyBearerToken…"): pass `refreshMember` as well.
  *
  * The route must be behind a stateful firewall (the default `main` or `admin`, not `dev`, not a
  * `stateless` one); otherwise this throws. With an asynchronous session store, the session is loaded

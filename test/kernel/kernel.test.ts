@@ -259,6 +259,39 @@ test('listeners can be inserted before, after, at an index or by priority', () =
   assert.throws(() => insertListener(list, mk('x'), { before: 'missing' }), /No listener "missing"/);
 });
 
+test('regression: listeners placed with { priority } ran in registration order (the placement\'s priority was not recorded) and one without a placement ran at the end of the hook, whatever its own priority', async () => {
+  const ran: string[] = [];
+  const probe = (id: string, priority?: number) => ({ id, role: 'probe', priority, call: () => void ran.push(id) });
+  const app = createApp({
+    env: 'prod', logSink: () => {},
+    routes: [{ name: 'x', path: '/x', controller: () => { throw new Error('boom'); } }],
+    listeners: [
+      { hook: 'kernel.request', listener: probe('App::p200'), placement: { priority: 200 } },
+      { hook: 'kernel.request', listener: probe('App::p250'), placement: { priority: 250 } },
+      { hook: 'kernel.request', listener: probe('App::own500', 500) },
+      { hook: 'kernel.request', listener: probe('App::default') },
+      { hook: 'kernel.request', listener: probe('App::p300'), placement: { priority: 300 } },
+      { hook: 'kernel.response', listener: probe('App::resp5'), placement: { priority: 5 } },
+      { hook: 'kernel.response', listener: probe('App::resp10'), placement: { priority: 10 } },
+      { hook: 'kernel.response', listener: probe('App::resp10b'), placement: { priority: 10 } },
+      // Symfony's default priority 0 runs before ErrorListener::onKernelException (-128), which answers and stops the hook.
+      { hook: 'kernel.exception', listener: probe('App::onError') },
+    ],
+  });
+  const response = await app.fetch(new Request('http://h/x'));
+  assert.equal(response.status, 500);
+  await response.text();
+  assert.deepEqual(ran, ['App::own500', 'App::p300', 'App::p250', 'App::p200', 'App::default', 'App::onError', 'App::resp10', 'App::resp10b', 'App::resp5']);
+});
+
+test('regression: a listener placed before, after or at an index kept its own priority, so later { priority } placements landed on the wrong side of it', () => {
+  const mk = (id: string, priority?: number) => listener<'kernel.request'>(id, 'r', () => {}, priority);
+  const list = [mk('A', 100), mk('B', 32), mk('C', 8)];
+  insertListener(list, mk('after-C', 500), { after: 'C' });
+  insertListener(list, mk('p20'), { priority: 20 });
+  assert.deepEqual(list.map((l) => [l.id, l.priority]), [['A', 100], ['B', 32], ['p20', 20], ['C', 8], ['after-C', 8]]);
+});
+
 test('regression: a listener without call, a null one or a NaN placement was accepted when the app was built, then every request was a 500 or the listener ran before request validation', () => {
   const mk = (id: string, priority?: number) => listener<'kernel.request'>(id, 'r', () => {}, priority);
   const list = [mk('A', 100), mk('B', 32)];

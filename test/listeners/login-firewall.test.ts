@@ -117,6 +117,29 @@ test('requiresLogin with a login path: HTML clients are redirected, JSON clients
   assert.equal((await send(app, '/account', { headers: { accept: 'application/json' } })).status, 401);
 });
 
+test('regression: one global LOGIN_PATH sent anonymous API clients of a stateless firewall to the HTML login form; the entry point is per firewall', async () => {
+  const { app } = setup({
+    loginPath: '/login',
+    routes: [...routes, { name: 'api_orders', path: '/api/orders', methods: ['POST'], controller: () => HttpResponse.text('ok'), options: { requiresLogin: true } }],
+    firewalls: [
+      { name: 'api', pattern: '^/api/', stateless: true },
+      { name: 'admin', pattern: '^/admin', context: 'admin', loginPath: '/admin/login' },
+      { name: 'main' },
+    ],
+  });
+  for (const accept of ['*/*', 'text/html', 'application/xml']) {
+    const api = await send(app, '/api/orders', { method: 'POST', headers: { accept } });
+    assert.equal(api.status, 401, `stateless firewall, Accept ${accept}`);
+    assert.equal(api.headers.get('location'), null);
+    assert.equal(api.headers.get('www-authenticate'), 'Bearer');
+  }
+  const admin = await send(app, '/admin/account', { headers: { accept: 'text/html' } });
+  assert.equal(admin.status, 302);
+  assert.equal(admin.headers.get('location'), 'http://localhost/admin/login', 'the firewall\'s own loginPath wins');
+  const main = await send(app, '/account', { headers: { accept: 'text/html' } });
+  assert.equal(main.headers.get('location'), 'http://localhost/login', 'other firewalls keep LOGIN_PATH');
+});
+
 test('Authorization: Bearer <irms_token> is verified; valid tokens authenticate without creating a session', async () => {
   const { app, store, lines } = setup();
   const token = await signMemberToken(app, { memberId: '99', roles: ['ROLE_API'] });
@@ -358,6 +381,23 @@ test('regression: a remember-me cookie could not be revoked: with the app\'s tok
   const after = await send(app, '/account', { headers: header });
   assert.equal(after.status, 401, 'a revoked irms_token ends the remember-me login');
   assert.equal(setCookies(after).get('REMEMBERME')?.value, '', 'and the cookie is cleared');
+});
+
+test('regression: with verifyBearerToken, a remember-me cookie from a form login was rejected and cleared with a NOTICE that did not say why', async () => {
+  const apiOnly = (token: string) => (token === 'api-key' ? { memberId: 'api', roles: [] } : null);
+  const notices = async (options: AppOptions) => {
+    const { app, lines } = setup(options);
+    const cookie = setCookies(await login(app, { member: '5', token: 'form-token', remember: true })).get('REMEMBERME')!;
+    lines.length = 0;
+    const back = await send(app, '/account', { headers: { cookie: `REMEMBERME=${encodeURIComponent(cookie.value)}`, accept: 'application/json' } });
+    assert.equal(back.status, 401);
+    return records(lines).filter((r) => r.channel === 'security' && r.level_name === 'NOTICE').map((r) => r.message);
+  };
+  assert.deepEqual(await notices({ verifyBearerToken: apiOnly }), ['Remember-me cookie rejected and cleared: its irms_token was rejected by verifyBearerToken; pass refreshMember to check remember-me members yourself.']);
+  assert.deepEqual(await notices({ verifyBearerToken: apiOnly, refreshMember: () => null }), ['Remember-me cookie rejected and cleared: its member was rejected by refreshMember.']);
+  const { app, lines } = setup();
+  await send(app, '/account', { headers: { cookie: 'REMEMBERME=forged', accept: 'application/json' } });
+  assert.ok(records(lines).some((r) => r.message === 'Remember-me cookie rejected and cleared: unreadable or altered.'));
 });
 
 test('refreshMember re-checks session and remember-me members: roles follow the app, a member gone is anonymous and forgotten', async () => {

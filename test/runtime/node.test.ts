@@ -677,6 +677,31 @@ describe('node adapter: responses', { timeout: 10_000 }, () => {
     assert.equal((await get(server.port, '/ok')).body, 'fine');
   });
 
+  test('regression: a body stream that failed at once (its source throwing on the first rows) got an empty reply instead of the adapter\'s 500', async () => {
+    const { server, logs } = await start((s) => {
+      let rows = 0;
+      return s.target === '/ok'
+        ? HttpResponse.text('fine')
+        : HttpResponse.stream(
+            new ReadableStream<Uint8Array>({
+              pull(c) {
+                // Two rows read, then the source fails: an errored stream drops what it still queued.
+                if (rows++ < 2) c.enqueue(new TextEncoder().encode(`row${rows}\n`));
+                else throw new Error('database went away');
+              },
+            }),
+            200,
+            { 'content-type': 'text/csv' },
+          );
+    });
+    const r = await get(server.port, '/export.csv');
+    assert.equal(r.status, 500);
+    assert.equal(r.body, 'Internal Server Error');
+    assert.equal(r.headers['content-type'], 'text/plain; charset=UTF-8');
+    assert.ok(logs.some((l) => l.startsWith('The response body stream failed') && l.includes('database went away')));
+    assert.equal((await get(server.port, '/ok')).body, 'fine');
+  });
+
   test('an app that throws or rejects gets a minimal 500, logged, no unhandled rejection', async () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (r: unknown) => unhandled.push(r);

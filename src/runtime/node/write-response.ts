@@ -4,7 +4,7 @@
  * backpressure). Apart from the listener, which decides when to write; this decides how.
  */
 import type http from 'node:http';
-import { noop, reportError } from './failures.ts';
+import { noop, reportError, sendInternalError } from './failures.ts';
 import type { IncomingSource } from './incoming-source.ts';
 import type { NodeApp, NodeResponse, ServerState } from './types.ts';
 
@@ -146,8 +146,8 @@ export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http
     res.shouldKeepAlive = false;
   }
 
-  res.writeHead(status, headers);
   if (noBody || stream === null) {
+    res.writeHead(status, headers);
     if (stream !== null) cancelQuietly(stream);
     if (noBody || fixed === '') res.end();
     // Node sends a short string body in one write with the head, encoding both as UTF-8: a Latin-1
@@ -156,7 +156,9 @@ export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http
     else res.end(fixed);
     return;
   }
-  pipeStream(app, res, stream, hasLength ? streamLength : -1).catch((err: unknown) => {
+  // The head waits with the stream's first chunks for a turn of the event loop (pipeStream): a stream
+  // that fails at once gets the adapter's 500 instead of an empty reply or a 200 cut short.
+  pipeStream(app, res, stream, hasLength ? streamLength : -1, () => res.writeHead(status, headers)).catch((err: unknown) => {
     reportError(app, 'Writing a streamed response failed', err);
     res.destroy();
   });
@@ -174,11 +176,42 @@ function unreadBodyTooLarge(req: http.IncomingMessage): boolean {
   return length !== undefined && !(Number(length) <= DRAIN_LIMIT);
 }
 
-/** Copies the stream to the response; with a declared `length` (≥ 0), exactly that many bytes or a closed connection. */
-async function pipeStream(app: NodeApp, res: http.ServerResponse, stream: ReadableStream<Uint8Array>, length: number): Promise<void> {
+/** Bytes a stream may deliver at once before its head goes out (pipeStream). */
+const HOLD_LIMIT = 64 * 1024;
+
+/**
+ * Copies the stream to the response; with a declared `length` (≥ 0), exactly that many bytes or a closed
+ * connection. The head and the chunks that come at once wait for one turn of the event loop (or
+ * HOLD_LIMIT bytes, or the stream's end): a stream that fails at once — an export whose source throws
+ * on its first rows — gets the adapter's 500, not a 200 head cut short or, with the chunks Node had
+ * not sent yet, an empty reply. An event stream whose first event is not ready gets its head then.
+ */
+async function pipeStream(app: NodeApp, res: http.ServerResponse, stream: ReadableStream<Uint8Array>, length: number, writeHead: () => void): Promise<void> {
   const reader = stream.getReader();
   let left = length;
   let gone = false;
+  /** Chunks waiting with the head; null once the head is written. */
+  let held: Uint8Array[] | null = [];
+  let heldBytes = 0;
+  let turned = false;
+  const release = (): void => {
+    const chunks = held!;
+    held = null;
+    writeHead();
+    for (const chunk of chunks) res.write(chunk);
+  };
+  /** Holds or writes a chunk; false when the response wants the writer to wait for 'drain'. */
+  const send = (chunk: Uint8Array): boolean => {
+    if (held !== null) {
+      if (!turned && heldBytes + chunk.byteLength <= HOLD_LIMIT) {
+        held.push(chunk);
+        heldBytes += chunk.byteLength;
+        return true;
+      }
+      release();
+    }
+    return res.write(chunk);
+  };
   const onClose = () => {
     if (res.writableFinished) return;
     gone = true;
@@ -186,36 +219,36 @@ async function pipeStream(app: NodeApp, res: http.ServerResponse, stream: Readab
   };
   res.on('close', onClose);
   res.on('error', noop);
+  const timer = setImmediate(() => {
+    turned = true;
+    if (held === null || gone || res.destroyed) return;
+    try {
+      const empty = held.length === 0;
+      release();
+      // Nothing to send with it (an event stream's first event is not ready): the head goes alone now.
+      if (empty) res.flushHeaders();
+    } catch (err) {
+      // Outside the awaited chain: a throw here would be uncaught. 'close' then ends the copy.
+      reportError(app, 'Writing a streamed response failed', err);
+      res.destroy();
+    }
+  });
   try {
-    // Headers go with the first chunk; if it is not ready at once (event streams), send them now.
-    let first = true;
     for (;;) {
-      let result: ReadableStreamReadResult<Uint8Array>;
-      if (first) {
-        first = false;
-        let settled = false;
-        const pending = reader.read().then((r) => ((settled = true), r));
-        const timer = setImmediate(() => {
-          if (!settled && !gone && !res.destroyed) res.flushHeaders();
-        });
-        result = await pending;
-        clearImmediate(timer);
-      } else {
-        result = await reader.read();
-      }
+      const result = await reader.read();
       if (result.done || gone) break;
       const chunk = result.value;
       if (left >= 0) {
         if (chunk.byteLength >= left) {
           // The declared length is reached: the rest of the stream is not part of this response.
-          if (left > 0) res.write(chunk.subarray(0, left));
+          if (left > 0) send(chunk.subarray(0, left));
           left = 0;
           reader.cancel().catch(noop);
           break;
         }
         left -= chunk.byteLength;
       }
-      if (!res.write(chunk)) {
+      if (!send(chunk)) {
         await new Promise<void>((resolve) => {
           const done = () => {
             res.off('drain', done);
@@ -229,6 +262,7 @@ async function pipeStream(app: NodeApp, res: http.ServerResponse, stream: Readab
       }
     }
     if (gone) return;
+    if (held !== null) release();
     if (left > 0) {
       // Shorter than declared: the client would wait for bytes that never come, then misread the next response.
       reportError(app, 'The response body stream ended before its declared Content-Length', new Error(`${left} of ${length} bytes missing`));
@@ -240,12 +274,15 @@ async function pipeStream(app: NodeApp, res: http.ServerResponse, stream: Readab
     res.end();
   } catch (err) {
     if (!gone) {
-      // Bytes may be on the wire already: end the connection without the final chunk so the client sees the truncation.
       reportError(app, 'The response body stream failed', err);
-      res.destroy();
       reader.cancel(err).catch(noop);
+      // Head still held: the adapter's plain 500, as for any application error. Once written, bytes may
+      // be on the wire: sendInternalError ends the connection without the final chunk, so the client
+      // sees the truncation (PHP too has sent its head before a StreamedResponse callback fails).
+      sendInternalError(res);
     }
   } finally {
+    clearImmediate(timer);
     res.off('close', onClose);
   }
 }
