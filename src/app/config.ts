@@ -1,5 +1,6 @@
 import { HTTP_TOKEN } from '../http/cookies.ts';
 import { IpMatcher } from '../http/ip.ts';
+import { TRUSTED_HEADER_NAMES, type TrustedHeader } from '../http/request.ts';
 // profiler-dsn.ts takes parseByteSize from this file: a cycle, harmless as neither calls the other while loading.
 import { parseProfilerDsn } from '../debug/profiler/storage/profiler-dsn.ts';
 import { arrayOption, optionError, unknownOptionError } from './option-checks.ts';
@@ -21,6 +22,11 @@ export interface AppConfig {
   logLevel: LevelName;
   logFormat: LogFormat;
   trustedProxies: string[];
+  /**
+   * The forwarded headers believed from TRUSTED_PROXIES: all five by default (CONTRACT §2); Symfony 5.4's
+   * default is `x-forwarded-for`, `x-forwarded-port`, `x-forwarded-proto`.
+   */
+  trustedHeaders: TrustedHeader[];
   trustedHosts: string[];
   defaultLocale: string;
   profilerDsn: string;
@@ -163,6 +169,19 @@ function proxies(what: string, entries: string[]): string[] {
   return entries;
 }
 
+const TRUSTED_HEADERS_WANTED = `names among ${TRUSTED_HEADER_NAMES.join(', ')}`;
+const isTrustedHeader = (value: unknown): value is TrustedHeader => (TRUSTED_HEADER_NAMES as readonly unknown[]).includes(value);
+
+/** TRUSTED_HEADERS: header names, any case (header names are case-insensitive); unset or empty: all of them. */
+function trustedHeaders(value: string | undefined): TrustedHeader[] {
+  if (!value) return [...TRUSTED_HEADER_NAMES];
+  return list(value).map((entry) => {
+    const header = entry.toLowerCase();
+    if (!isTrustedHeader(header)) throw new Error(`TRUSTED_HEADERS must be comma-separated ${TRUSTED_HEADERS_WANTED}, got "${value}".`);
+    return header;
+  });
+}
+
 type OptionCheck = (name: string, value: unknown) => unknown;
 
 const flag: OptionCheck = (name, value) => {
@@ -197,6 +216,8 @@ const OPTION_CHECKS: { readonly [K in keyof AppConfig]-?: OptionCheck } = {
   logLevel: oneOf(...Object.keys(LEVELS)),
   logFormat: oneOf('line', 'json'),
   trustedProxies: (name, value) => proxies(`${optionLabel(name)} must be an array of IP addresses or CIDR ranges (or "REMOTE_ADDR")`, texts(name, value) as string[]),
+  // Lower-case names, as Symfony's framework.trusted_headers; an empty array trusts no forwarded header.
+  trustedHeaders: (name, value) => arrayOption(name, `an array of ${TRUSTED_HEADERS_WANTED}`, value, isTrustedHeader),
   trustedHosts: (name, value) => hostPatterns(`${optionLabel(name)} must be an array of regular expressions`, texts(name, value) as string[]),
   defaultLocale: text,
   // Parsed now, though only debug mode uses it: a wrong DSN is found in prod too, before debug is turned on.
@@ -257,6 +278,7 @@ export function loadConfig(options: Partial<AppConfig> = {}, env: Env = readEnvi
     logLevel,
     logFormat,
     trustedProxies: proxies('TRUSTED_PROXIES must be comma-separated IP addresses or CIDR ranges (or REMOTE_ADDR)', list(env.TRUSTED_PROXIES)),
+    trustedHeaders: trustedHeaders(env.TRUSTED_HEADERS),
     trustedHosts: hostPatterns('TRUSTED_HOSTS must be comma-separated regular expressions', list(env.TRUSTED_HOSTS)),
     defaultLocale: env.DEFAULT_LOCALE || 'en',
     profilerDsn: env.PROFILER_DSN || 'memory://?max=1000',

@@ -26,6 +26,7 @@ import { pipelineServices, type AppServices, type PipelineOptions } from './serv
 export interface ListenerRegistration<H extends HookName = HookName> {
   hook: H;
   listener: Listener<H>;
+  /** Absent: at the listener's own `priority`, else 0, Symfony's default (not the end of the hook). */
   placement?: Placement;
 }
 
@@ -100,6 +101,7 @@ export function createApp(options: AppOptions = {}): App {
 
   const settings: RequestSettings = {
     trustedProxies: new IpMatcher(config.trustedProxies),
+    trustedHeaders: new Set(config.trustedHeaders),
     trustedHosts: config.trustedHosts.map((pattern) => new RegExp(pattern, 'i')),
     bodyLimit: config.bodyLimit,
     httpMethodOverride: config.httpMethodOverride,

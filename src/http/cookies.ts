@@ -1,22 +1,30 @@
 /** Cookie header parsing and Set-Cookie serialisation (Symfony's Cookie::__toString shape). */
 
-export function parseCookieHeader(header: string | null): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
-  if (!header) return out;
+import { rawUrlDecode, rawUrlEncode } from './url-encode.ts';
+
+/**
+ * The name-value pairs of a Cookie header as PHP's php_default_treat_data reads them for `$_COOKIE`:
+ * split on `;` (empty parts skipped), blanks before the name dropped, an empty name skipped, a name
+ * without `=` given the value `''`. Names stay as sent (PHP no longer decodes them); values are
+ * rawurldecoded (`+` stays), with their quotes and any blanks around them kept, as PHP keeps them.
+ * PHP's variable-name rules (`a.b` → `a_b`, `a[x]` nesting, the first cookie of a name kept) are
+ * applied where the pairs are added (request.ts, `addParameter`).
+ */
+export function parseCookieHeader(header: string): [name: string, value: string][] {
+  const pairs: [string, string][] = [];
   for (const part of header.split(';')) {
+    let start = 0;
+    while (start < part.length && isBlank(part.charCodeAt(start))) start++;
     const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    const name = part.slice(0, eq).trim();
-    if (!name || name in out) continue;
-    let value = part.slice(eq + 1).trim();
-    if (value.length >= 2 && value[0] === '"' && value[value.length - 1] === '"') value = value.slice(1, -1);
-    try {
-      out[name] = decodeURIComponent(value);
-    } catch {
-      out[name] = value;
-    }
+    if (start === part.length || eq === start) continue;
+    pairs.push(eq < 0 ? [part.slice(start), ''] : [part.slice(start, eq), rawUrlDecode(part.slice(eq + 1))]);
   }
-  return out;
+  return pairs;
+}
+
+/** C's isspace, which PHP skips before a cookie name. */
+function isBlank(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d);
 }
 
 export interface CookieOptions {
@@ -27,7 +35,11 @@ export interface CookieOptions {
   domain?: string;
   secure?: boolean;
   httpOnly?: boolean;
-  sameSite?: 'lax' | 'strict' | 'none';
+  /**
+   * Omitted = `lax`, Symfony 5's Cookie default; null = no SameSite attribute (what Symfony's
+   * clearCookie sends unless told otherwise). Any case is accepted and sent lower-cased (withSameSite).
+   */
+  sameSite?: 'lax' | 'strict' | 'none' | 'Lax' | 'Strict' | 'None' | null;
 }
 
 /** An RFC 9110 token: a cookie name, and (response.ts) a header name. */
@@ -45,9 +57,11 @@ function cookieDate(d: Date): string {
 const ATTRIBUTE_RE = /^[\x20-\x3a\x3c-\x7e]*$/;
 
 /**
- * `name=value; expires=...; Max-Age=...; path=/; secure; httponly; samesite=lax`. The value is
- * percent-encoded (Symfony's default); a name, path or domain that would break the line (`;`, CR, LF,
- * controls, non-ASCII) throws where the cookie is set, as Symfony's Cookie constructor does for names.
+ * `name=value; expires=...; Max-Age=...; path=/; secure; httponly; samesite=lax` (Cookie::__toString). The
+ * value is rawurlencoded (Symfony's default; a lone surrogate becomes U+FFFD instead of throwing); a
+ * name, path or domain that would break the line (`;`, CR, LF, controls, non-ASCII) throws where the
+ * cookie is set, as Symfony's Cookie constructor does for names. An empty path is `/` and Max-Age is
+ * whole seconds, never negative (Cookie::getMaxAge is `max(0, expire - time())` over integers).
  */
 export function serializeCookie(name: string, value: string, options: CookieOptions = {}): string {
   if (!HTTP_TOKEN.test(name)) throw new Error(`The cookie name ${JSON.stringify(name)} contains invalid characters.`);
@@ -59,23 +73,26 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
   }
   if (options.maxAge !== undefined && !Number.isFinite(options.maxAge)) throw new Error(`The cookie Max-Age ${String(options.maxAge)} is not a finite number.`);
   if (options.expires !== undefined && !Number.isFinite(options.expires.getTime())) throw new Error('The cookie expiry is not a valid date.');
-  if (options.sameSite && !SAME_SITE.has(options.sameSite)) throw new Error(`The cookie SameSite ${JSON.stringify(options.sameSite)} is not lax, strict or none.`);
+  // Symfony's Cookie lower-cases SameSite (withSameSite) and defaults it to lax since 5.0.
+  const sameSite = options.sameSite === undefined ? 'lax' : options.sameSite === null ? null : String(options.sameSite).toLowerCase();
+  if (sameSite !== null && !SAME_SITE.has(sameSite)) throw new Error(`The cookie SameSite ${JSON.stringify(options.sameSite)} is not lax, strict or none.`);
+  const maxAge = options.maxAge === undefined ? undefined : Math.floor(options.maxAge);
   let out: string;
   if (value === '') {
     out = `${name}=deleted; expires=${cookieDate(new Date(Date.now() - 31536001000))}; Max-Age=0`;
   } else {
-    out = `${name}=${encodeURIComponent(value)}`;
+    out = `${name}=${rawUrlEncode(value)}`;
     if (options.expires) {
-      const maxAge = options.maxAge ?? Math.max(0, Math.round((options.expires.getTime() - Date.now()) / 1000));
-      out += `; expires=${cookieDate(options.expires)}; Max-Age=${maxAge}`;
-    } else if (options.maxAge !== undefined) {
-      out += `; expires=${cookieDate(new Date(Date.now() + options.maxAge * 1000))}; Max-Age=${options.maxAge}`;
+      const seconds = maxAge ?? Math.round((options.expires.getTime() - Date.now()) / 1000);
+      out += `; expires=${cookieDate(options.expires)}; Max-Age=${Math.max(0, seconds)}`;
+    } else if (maxAge !== undefined) {
+      out += `; expires=${cookieDate(new Date(Date.now() + maxAge * 1000))}; Max-Age=${Math.max(0, maxAge)}`;
     }
   }
-  out += `; path=${options.path ?? '/'}`;
+  out += `; path=${options.path || '/'}`;
   if (options.domain) out += `; domain=${options.domain}`;
   if (options.secure) out += '; secure';
   if (options.httpOnly ?? true) out += '; httponly';
-  if (options.sameSite) out += `; samesite=${options.sameSite}`;
+  if (sameSite !== null) out += `; samesite=${sameSite}`;
   return out;
 }

@@ -49,18 +49,18 @@ function parseV6(ip: string): number[] | null {
   return bytes;
 }
 
-/** Bytes of an address (4 for IPv4, 16 for IPv6; IPv4-mapped IPv6 folds to IPv4), or null. */
-export function ipBytes(ip: string): number[] | null {
-  const v4 = parseV4(ip);
-  if (v4) return v4;
-  const v6 = parseV6(ip);
-  if (!v6) return null;
-  const mapped = v6.slice(0, 10).every((b) => b === 0) && v6[10] === 255 && v6[11] === 255;
-  return mapped ? v6.slice(12) : v6;
+/** Bytes of an address as written: 4 for IPv4, 16 for IPv6 (IPv4-mapped ones included), or null. */
+function addressBytes(ip: string): number[] | null {
+  return parseV4(ip) ?? parseV6(ip);
+}
+
+/** Whether 16 address bytes are an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`). */
+function isMapped(bytes: number[]): boolean {
+  return bytes.length === 16 && bytes[10] === 255 && bytes[11] === 255 && bytes.slice(0, 10).every((b) => b === 0);
 }
 
 export function isIp(value: string): boolean {
-  return ipBytes(value) !== null;
+  return addressBytes(value) !== null;
 }
 
 /** A compiled list of trusted addresses and networks. `REMOTE_ADDR` trusts the direct peer, as Symfony. */
@@ -78,7 +78,8 @@ export class IpMatcher {
         continue;
       }
       const slash = entry.indexOf('/');
-      const bytes = ipBytes(slash < 0 ? entry : entry.slice(0, slash));
+      // An IPv6 entry stays a 16-byte network, IPv4-mapped ones too (`::ffff:10.0.0.0/104`), as IpUtils reads it.
+      const bytes = addressBytes(slash < 0 ? entry : entry.slice(0, slash));
       if (!bytes) throw new Error(`Invalid trusted proxy "${entry}".`);
       // Decimal digits only: Number('') is 0 (`10.0.0.0/` would trust every peer), and '0x8' or '1e1' are numbers too.
       const prefix = entry.slice(slash + 1);
@@ -94,22 +95,29 @@ export class IpMatcher {
     return this.nets.length === 0 && !this.trustsPeer;
   }
 
+  /**
+   * Whether `ip` is in a trusted network. IPv4 and IPv6 networks are apart, as in IpUtils (`::/0` holds
+   * no `1.2.3.4`, `0.0.0.0/0` no `::1`), with one addition: an IPv4-mapped address (`::ffff:10.0.0.1`,
+   * what a dual-stack listener reports for an IPv4 peer) is also in the IPv4 networks holding its IPv4
+   * address. IPv6 networks compare all 16 bytes, so `::ffff:10.0.0.0/104` holds `::ffff:10.0.0.1`.
+   */
   matches(ip: string): boolean {
-    const bytes = ipBytes(ip);
+    const bytes = addressBytes(ip);
     if (!bytes) return false;
+    const asIpv4 = isMapped(bytes) ? bytes.slice(12) : null;
     for (const net of this.nets) {
-      if (net.bytes.length !== bytes.length) continue;
-      let bits = net.bits;
-      let ok = true;
-      for (let i = 0; bits > 0; i++, bits -= 8) {
-        const mask = bits >= 8 ? 255 : (255 << (8 - bits)) & 255;
-        if ((bytes[i] & mask) !== (net.bytes[i] & mask)) {
-          ok = false;
-          break;
-        }
-      }
-      if (ok) return true;
+      const address = net.bytes.length === bytes.length ? bytes : net.bytes.length === 4 ? asIpv4 : null;
+      if (address !== null && inNetwork(address, net)) return true;
     }
     return false;
   }
+}
+
+function inNetwork(address: number[], net: { bytes: number[]; bits: number }): boolean {
+  let bits = net.bits;
+  for (let i = 0; bits > 0; i++, bits -= 8) {
+    const mask = bits >= 8 ? 255 : (255 << (8 - bits)) & 255;
+    if ((address[i] & mask) !== (net.bytes[i] & mask)) return false;
+  }
+  return true;
 }

@@ -52,6 +52,57 @@ export class ParameterBag<V = unknown> {
     const v = this.data?.get(key);
     return typeof v === 'string' ? v : v === undefined || v === null || typeof v === 'object' ? fallback : String(v);
   }
+  /** ParameterBag::getInt: PHP's `(int)` of the value (`"12abc"` → 12, `"1e3"` → 1000, `"abc"` → 0). */
+  getInt(key: string, fallback = 0): number {
+    return phpInt(this.get(key, fallback));
+  }
+  /** ParameterBag::getBoolean: FILTER_VALIDATE_BOOLEAN — `1`, `true`, `on`, `yes` (any case, trimmed) are true, all else false. */
+  getBoolean(key: string, fallback = false): boolean {
+    const v = this.get(key, fallback);
+    if (typeof v === 'boolean') return v;
+    if (typeof v !== 'string' && typeof v !== 'number') return false;
+    return TRUE_WORDS.has(String(v).trim().toLowerCase());
+  }
+  /** ParameterBag::getAlpha: the ASCII letters of the value (PCRE's `[:alpha:]`). */
+  getAlpha(key: string, fallback = ''): string {
+    return phpString(this.get(key, fallback)).replace(/[^A-Za-z]/g, '');
+  }
+  /** ParameterBag::getAlnum: the ASCII letters and digits of the value. */
+  getAlnum(key: string, fallback = ''): string {
+    return phpString(this.get(key, fallback)).replace(/[^A-Za-z0-9]/g, '');
+  }
+  /** ParameterBag::getDigits: the digits of the value (FILTER_SANITIZE_NUMBER_INT, then `+`/`-` removed). */
+  getDigits(key: string, fallback = ''): string {
+    return phpString(this.get(key, fallback)).replace(/[^0-9]/g, '');
+  }
+  /** ParameterBag::count. */
+  count(): number {
+    return this.size;
+  }
+}
+
+const TRUE_WORDS = new Set(['1', 'true', 'on', 'yes']);
+/** The numeric prefix PHP's `(int)` cast reads from a string (leading whitespace allowed, exponent included). */
+const NUMERIC_PREFIX = /^[ \t\n\r\v\f]*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/;
+
+/** PHP's `(int)`: numbers truncated (INF, NAN → 0), a string's numeric prefix, booleans 0/1, arrays 0 when empty. */
+function phpInt(v: unknown): number {
+  if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) || 0 : 0;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'string') {
+    const prefix = NUMERIC_PREFIX.exec(v);
+    return prefix === null ? 0 : phpInt(Number(prefix[0].trim()));
+  }
+  if (Array.isArray(v)) return v.length ? 1 : 0;
+  return v !== null && typeof v === 'object' ? 1 : 0;
+}
+
+/** PHP's string conversion of a scalar (`true` → `1`, `false`/null → ''); anything else is ''. */
+function phpString(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  if (typeof v === 'boolean') return v ? '1' : '';
+  return '';
 }
 
 /** Where a HeaderBag reads from: the host's request (a RequestSource fits). */
@@ -61,24 +112,37 @@ export interface HeaderSource {
   headerLines?(): string[];
 }
 
+/**
+ * HeaderBag's key: lower-case with `_` as `-` (its `strtr($key, '_ABC…Z', '-abc…z')`), so `CONTENT_TYPE`
+ * and `X_FORWARDED_FOR`, as Symfony code writes them, name the headers. The replace runs only for a name
+ * with an underscore: listeners ask for headers on every request.
+ */
+function headerName(name: string): string {
+  const key = name.toLowerCase();
+  return key.indexOf('_') < 0 ? key : key.replace(/_/g, '-');
+}
+
 /** Request headers: case-insensitive, read lazily from the host's request, writable by listeners. */
 export class HeaderBag {
   private overrides: Map<string, string | null> | null = null;
   constructor(private readonly source: HeaderSource) {}
 
-  get(name: string): string | null {
-    const key = name.toLowerCase();
-    if (this.overrides?.has(key)) return this.overrides.get(key)!;
-    return this.source.header(key);
+  /** HeaderBag::get: the value, or `fallback` (null unless given) when the header is absent. */
+  get(name: string): string | null;
+  get<T>(name: string, fallback: T): string | T;
+  get<T>(name: string, fallback: T | null = null): string | T | null {
+    const key = headerName(name);
+    const value = this.overrides?.has(key) ? this.overrides.get(key)! : this.source.header(key);
+    return value === null ? fallback : value;
   }
   has(name: string): boolean {
     return this.get(name) !== null;
   }
   set(name: string, value: string): void {
-    (this.overrides ??= new Map()).set(name.toLowerCase(), value);
+    (this.overrides ??= new Map()).set(headerName(name), value);
   }
   remove(name: string): void {
-    (this.overrides ??= new Map()).set(name.toLowerCase(), null);
+    (this.overrides ??= new Map()).set(headerName(name), null);
   }
   /**
    * Every header as name, value, name, value… (lower-case names, listeners' changes applied): what

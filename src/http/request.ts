@@ -2,6 +2,7 @@ import {
   BadRequestException,
   ConflictingHeadersException,
   FrameworkError,
+  JsonException,
   PayloadTooLargeHttpException,
   SessionNotFoundException,
   SuspiciousOperationException,
@@ -14,6 +15,7 @@ import { Logger, type LogStream } from '../log/logger.ts';
 import { LEVELS, type LevelName } from '../log/levels.ts';
 import type { LogRecord } from '../log/record.ts';
 import { isIp, type IpMatcher } from './ip.ts';
+import { parseCacheControl } from '../listeners/cache-control.ts';
 import { HeaderBag, ParameterBag } from './parameter-bag.ts';
 import type { Session } from './session.ts';
 import { isDigits, readStreamBounded, type RequestSource } from './source.ts';
@@ -21,6 +23,8 @@ import { isDigits, readStreamBounded, type RequestSource } from './source.ts';
 /** Per-app settings the request model needs; built once by the app (see app/config.ts). */
 export interface RequestSettings {
   trustedProxies: IpMatcher;
+  /** The forwarded headers believed from trusted proxies (TRUSTED_HEADERS); absent: all of them (CONTRACT §2). */
+  trustedHeaders?: ReadonlySet<TrustedHeader>;
   trustedHosts: RegExp[];
   /** Largest body, in bytes, that `content()` accepts. */
   bodyLimit: number;
@@ -34,6 +38,10 @@ export interface RequestSettings {
   /** The app's URL generator (Router.generate), for `generateUrl`; absent in a request built without an app. */
   generateUrl?: (name: string, params: Record<string, unknown>, options: { absoluteBase?: string; context?: Readonly<Record<string, unknown>> }) => string;
 }
+
+/** The headers TRUSTED_HEADERS may name (Symfony's framework.trusted_headers values). */
+export const TRUSTED_HEADER_NAMES = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port'] as const;
+export type TrustedHeader = (typeof TRUSTED_HEADER_NAMES)[number];
 
 const STANDARD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'PATCH', 'PURGE', 'TRACE']);
 // Symfony's host pattern, rewritten without nested quantifiers (the original backtracks exponentially in JS).
@@ -78,7 +86,7 @@ export class KernelRequest {
 
   private _request: ParameterBag | undefined;
   private _query: ParameterBag | undefined;
-  private _cookies: ParameterBag<string> | undefined;
+  private _cookies: ParameterBag | undefined;
   private _cookieHeader: string | null | undefined;
   private _headers: HeaderBag | undefined;
   private _method: string | undefined;
@@ -132,11 +140,12 @@ export class KernelRequest {
   }
 
   get query(): ParameterBag {
-    return (this._query ??= new ParameterBag(parseQuery(this.queryString)));
+    return (this._query ??= new ParameterBag(parseQuery(this.queryString, () => inputVarsExceeded(this, 'query string'))));
   }
 
-  get cookies(): ParameterBag<string> {
-    return (this._cookies ??= new ParameterBag<string>(parseCookieHeader(this.cookieHeader)));
+  /** As `$_COOKIE`: a value is a string, or nested parameters for names such as `a[x]`. */
+  get cookies(): ParameterBag {
+    return (this._cookies ??= new ParameterBag(parseCookies(this.cookieHeader)));
   }
 
   /** The raw Cookie header, read from the host once (several listeners ask before parsing it). */
@@ -168,8 +177,13 @@ export class KernelRequest {
     this._method = real;
     if (real !== 'POST') return real;
     let override: unknown = this.headers.get('x-http-method-override');
-    if (!override && this.settings.httpMethodOverride) override = this.request.get('_method') ?? this.query.get('_method');
-    if (typeof override !== 'string' || override === '') return real;
+    // Symfony's `!$method`: a missing or empty header (or "0") falls through to `_method`, the body's
+    // when it has one (even null), else the query's. An empty `_method` is a string, so refused below.
+    if ((!override || override === '0') && this.settings.httpMethodOverride) {
+      const body = this.request;
+      override = body.has('_method') ? body.get('_method') : this.query.get('_method');
+    }
+    if (typeof override !== 'string') return real;
     const upper = override.toUpperCase();
     if (!STANDARD_METHODS.has(upper) && !/^[A-Z]+$/.test(upper)) {
       throw new SuspiciousOperationException(`Invalid method override "${upper}".`);
@@ -220,14 +234,17 @@ export class KernelRequest {
 
   /**
    * Values of one forwarded field from the trusted `Forwarded` and `X-Forwarded-*` headers. When both
-   * are present and disagree, that is a ConflictingHeadersException (Symfony's wording).
+   * are present and disagree, that is a ConflictingHeadersException (Symfony's wording). A header left
+   * out of TRUSTED_HEADERS is not read at all, as Symfony's getTrustedValues skips the headers outside
+   * its trusted header set: it sets no host, scheme, port or address, and conflicts with nothing.
    */
   forwardedValues(field: 'for' | 'host' | 'proto' | 'port'): readonly string[] {
     if (!this.isFromTrustedProxy) return NOTHING_FORWARDED;
-    const xName = `x-forwarded-${field}`;
-    const x = this.headers.get(xName);
+    const trusted = this.settings.trustedHeaders;
+    const xName = `x-forwarded-${field}` as const;
+    const x = trusted === undefined || trusted.has(xName) ? this.headers.get(xName) : null;
     let xValues = x ? x.split(',').map((v) => v.trim()).filter(Boolean) : [];
-    const fwd = this.headers.get('forwarded');
+    const fwd = trusted === undefined || trusted.has('forwarded') ? this.headers.get('forwarded') : null;
     const fValues = fwd ? parseForwarded(fwd, field === 'port' ? 'host' : field) : [];
     const fromForwarded = field === 'port' ? fValues.map(portOf).filter((p): p is string => p !== null) : field === 'for' ? clientIps(fValues) : fValues;
     // Symfony's normalizeAndFilterClientIps, on both lists before they are compared: ports and brackets
@@ -351,22 +368,27 @@ export class KernelRequest {
     return this.getUriForPath(this.pathInfo) + (qs ? `?${qs}` : '');
   }
 
-  /** Client addresses, nearest last; forwarded addresses only from trusted proxies. */
+  /**
+   * The client's address chain, nearest first, as Symfony's getClientIps: the forwarded addresses (from
+   * a trusted proxy only) and the peer, without those in trusted ranges, reversed; so the last is the
+   * address the first proxy saw, and the first is the client's as far as it can be told (getClientIp).
+   * When every address is trusted, the first trusted one in header order (Symfony's fallback).
+   */
   getClientIps(): string[] {
     const peer = this.source.remoteAddress;
     if (!this.isFromTrustedProxy) return [peer];
-    const chain = [...this.forwardedValues('for'), peer];
-    const out: string[] = [];
-    for (let i = chain.length - 1; i >= 0; i--) {
-      const ip = chain[i];
-      if (i === chain.length - 1 || this.settings.trustedProxies.matches(ip)) {
-        if (i === 0) out.unshift(ip);
-        continue;
-      }
-      out.unshift(ip);
-      break;
+    const forwarded = this.forwardedValues('for');
+    if (forwarded.length === 0) return [peer];
+    const proxies = this.settings.trustedProxies;
+    const untrusted: string[] = [];
+    // The peer ends the chain and is trusted (the request came from a trusted proxy): the fallback when nothing before it is.
+    let firstTrusted: string | null = null;
+    for (const ip of forwarded) {
+      // `REMOTE_ADDR` in TRUSTED_PROXIES trusts the peer's address, wherever it appears (Symfony substitutes it).
+      if (proxies.matches(ip) || (proxies.trustsPeer && ip === peer)) firstTrusted ??= ip;
+      else untrusted.push(ip);
     }
-    return out.length ? out : [peer];
+    return untrusted.length ? untrusted.reverse() : [firstTrusted ?? peer];
   }
 
   getClientIp(): string {
@@ -377,12 +399,12 @@ export class KernelRequest {
     return this.headers.get('x-requested-with') === 'XMLHttpRequest';
   }
 
-  /** The part of Content-Type before `;`, trimmed, lower-case ('' when absent). */
+  /** The part of Content-Type before `;`, trimmed, lower-cased (media types are case-insensitive, RFC 9110); '' when absent. */
   get contentType(): string {
     const ct = this.source.header('content-type');
     if (!ct) return '';
     const semi = ct.indexOf(';');
-    return (semi < 0 ? ct : ct.slice(0, semi)).trim();
+    return (semi < 0 ? ct : ct.slice(0, semi)).trim().toLowerCase();
   }
 
   // --- body ---
@@ -459,6 +481,218 @@ export class KernelRequest {
     }
     return best === 'json';
   }
+
+  // --- Symfony's Request methods, for code ported from it (README "Symfony HttpFoundation methods") ---
+  // Thin names over the getters above; nothing here runs unless called.
+
+  /** Request::getMethod: the effective method (override applied). */
+  getMethod(): string {
+    return this.method;
+  }
+  /** Request::getRealMethod: the method as sent. */
+  getRealMethod(): string {
+    return this.realMethod;
+  }
+  /** Request::isMethod: the effective method, compared upper-cased. */
+  isMethod(method: string): boolean {
+    return this.method === method.toUpperCase();
+  }
+  /** Request::isMethodSafe: GET, HEAD, OPTIONS, TRACE. */
+  isMethodSafe(): boolean {
+    const m = this.method;
+    return m === 'GET' || m === 'HEAD' || m === 'OPTIONS' || m === 'TRACE';
+  }
+  /** Request::isMethodIdempotent: HEAD, GET, PUT, DELETE, TRACE, OPTIONS, PURGE. */
+  isMethodIdempotent(): boolean {
+    const m = this.method;
+    return m === 'HEAD' || m === 'GET' || m === 'PUT' || m === 'DELETE' || m === 'TRACE' || m === 'OPTIONS' || m === 'PURGE';
+  }
+  /** Request::isMethodCacheable: GET, HEAD. */
+  isMethodCacheable(): boolean {
+    const m = this.method;
+    return m === 'GET' || m === 'HEAD';
+  }
+  /** Request::getPathInfo: the raw path (still percent-encoded), always starting with `/`. */
+  getPathInfo(): string {
+    return this.pathInfo;
+  }
+  /** Request::getRequestUri: path and query as sent (an absolute-form target reduced to them). */
+  getRequestUri(): string {
+    return this.target;
+  }
+  /** Request::getQueryString: normalised (sorted, RFC 3986 encoded); null when empty. */
+  getQueryString(): string | null {
+    const qs = normalizeQueryString(this.queryString);
+    return qs === '' ? null : qs;
+  }
+  /** Request::getLocale. */
+  getLocale(): string {
+    return this.locale;
+  }
+  /** Request::getDefaultLocale. */
+  getDefaultLocale(): string {
+    return this.defaultLocale;
+  }
+  /** Request::getProtocolVersion: from a trusted proxy's `Via` (`1.0 proxy` → `HTTP/1.0`), else the connection's. */
+  getProtocolVersion(): string {
+    if (this.isFromTrustedProxy) {
+      const via = /^(?:HTTP\/)?([1-9]\.[0-9]) /.exec(this.headers.get('via') ?? '');
+      if (via !== null) return `HTTP/${via[1]}`;
+    }
+    return this.source.protocol;
+  }
+  /** Request::getContent: the raw body (bytes; `text()` decodes it). */
+  getContent(): Promise<Uint8Array> {
+    return this.content();
+  }
+  /**
+   * Request::toArray: the JSON body as an object or a list. An empty body, undecodable JSON (invalid
+   * UTF-8 or a byte-order mark too) and a scalar are JsonExceptions with Symfony's messages: a 400.
+   */
+  async toArray(): Promise<Record<string, unknown> | unknown[]> {
+    const bytes = await this.content();
+    if (bytes.byteLength === 0) throw new JsonException('Request body is empty.');
+    let text: string;
+    let data: unknown;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+      data = JSON.parse(text);
+    } catch (error) {
+      throw new JsonException('Could not decode request body.', error);
+    }
+    if (data === null || typeof data !== 'object') {
+      // get_debug_type: json_decode gives an int for `1` and a float for `1.0` or `1e3`.
+      const type = data === null ? 'null' : typeof data === 'boolean' ? 'bool' : typeof data === 'string' ? 'string' : /[.eE]/.test(text) ? 'float' : 'int';
+      throw new JsonException(`JSON content was expected to decode to an array, "${type}" returned.`);
+    }
+    return data as Record<string, unknown> | unknown[];
+  }
+  /** Request::getETags: the `If-None-Match` tags, split at commas, empty ones left out. */
+  getETags(): string[] {
+    const header = this.headers.get('if-none-match');
+    if (!header) return [];
+    const tags: string[] = [];
+    for (const part of header.split(',')) {
+      const tag = part.trim();
+      if (tag !== '') tags.push(tag);
+    }
+    return tags;
+  }
+  /** Request::isNoCache: a `no-cache` Cache-Control directive, or `Pragma: no-cache`. */
+  isNoCache(): boolean {
+    const cacheControl = this.headers.get('cache-control');
+    return (cacheControl !== null && parseCacheControl(cacheControl).has('no-cache')) || this.headers.get('pragma') === 'no-cache';
+  }
+
+  /**
+   * AcceptHeader::fromString($header)->all(), as values: sorted by quality (ties in header order), a
+   * value listed twice counted once with its last quality. Unlike Symfony 5.4, a `q=0` entry ("not
+   * acceptable", RFC 9110 §12.4.2) is left out, and at most 32 entries are read.
+   */
+  private acceptValues(name: string): string[] {
+    const header = this.headers.get(name);
+    if (!header) return [];
+    const items = new Map<string, { q: number; at: number }>();
+    const parts = header.split(',', 32);
+    for (let at = 0; at < parts.length; at++) {
+      const [value, ...params] = parts[at]!.split(';');
+      const item = value!.trim();
+      if (item === '') continue;
+      let q = 1;
+      for (const p of params) {
+        const eq = p.indexOf('=');
+        if (eq > 0 && p.slice(0, eq).trim().toLowerCase() === 'q') q = Number(p.slice(eq + 1).trim()) || 0;
+      }
+      items.delete(item);
+      items.set(item, { q, at });
+    }
+    return [...items].filter(([, { q }]) => q > 0).sort(([, a], [, b]) => b.q - a.q || a.at - b.at).map(([item]) => item);
+  }
+  /**
+   * Request::getLanguages: the `Accept-Language` tags by preference, spelled as Symfony spells them
+   * (`de-ch` → `de_CH`: primary subtag lower-cased, the others upper-cased; `i-klingon` → `klingon`).
+   */
+  getLanguages(): string[] {
+    return this.acceptValues('accept-language').map((tag) => {
+      if (!tag.includes('-')) return tag;
+      const codes = tag.split('-');
+      if (codes[0] === 'i') return codes[1]!;
+      return codes[0]!.toLowerCase() + codes.slice(1).map((c) => `_${c.toUpperCase()}`).join('');
+    });
+  }
+  /**
+   * Request::getPreferredLanguage: without `locales`, the first language (null when none); otherwise
+   * the first language — or, after it, its primary language when that is not listed itself — among
+   * `locales`, else `locales[0]`.
+   */
+  getPreferredLanguage(): string | null;
+  getPreferredLanguage(locales: readonly string[]): string | null;
+  getPreferredLanguage(locales?: readonly string[]): string | null {
+    const languages = this.getLanguages();
+    if (!locales || locales.length === 0) return languages[0] ?? null;
+    for (const language of languages) {
+      if (locales.includes(language)) return language;
+      const underscore = language.indexOf('_');
+      if (underscore > 0) {
+        const primary = language.slice(0, underscore);
+        if (!languages.includes(primary) && locales.includes(primary)) return primary;
+      }
+    }
+    return locales[0]!;
+  }
+  /** Request::getAcceptableContentTypes: the `Accept` media types by preference, as written. */
+  getAcceptableContentTypes(): string[] {
+    return this.acceptValues('accept');
+  }
+  /** Request::getFormat: the format of a MIME type (parameters ignored), null when unknown. */
+  getFormat(mimeType: string | null): string | null {
+    if (!mimeType) return null;
+    const semi = mimeType.indexOf(';');
+    const canonical = semi < 0 ? null : mimeType.slice(0, semi).trim();
+    for (const format in KernelRequest.formats) {
+      const types = KernelRequest.formats[format]!;
+      if (types.includes(mimeType) || (canonical !== null && types.includes(canonical))) return format;
+    }
+    return null;
+  }
+  /** Request::getRequestFormat: the `_format` attribute, else `fallback`. */
+  getRequestFormat(fallback: string | null = 'html'): string | null {
+    const format = this.attributes.get('_format');
+    return typeof format === 'string' ? format : fallback;
+  }
+  /** Request::getPreferredFormat: the request format, else that of the first acceptable type with one, else `fallback`. */
+  getPreferredFormat(fallback: string | null = 'html'): string | null {
+    const format = this.getRequestFormat(null);
+    if (format !== null) return format;
+    for (const type of this.getAcceptableContentTypes()) {
+      const known = this.getFormat(type);
+      if (known !== null) return known;
+    }
+    return fallback;
+  }
+  /** Request::getContentTypeFormat (5.4's getContentType): the format of the Content-Type, compared case-sensitively. */
+  getContentTypeFormat(): string | null {
+    return this.getFormat(this.headers.get('content-type', ''));
+  }
+  /** Request::getContentType in 5.4 (a format, unlike the `contentType` getter's MIME type). */
+  getContentType(): string | null {
+    return this.getContentTypeFormat();
+  }
+
+  /** Request::$formats as initializeFormats sets them (5.4). */
+  private static readonly formats: Readonly<Record<string, readonly string[]>> = {
+    html: ['text/html', 'application/xhtml+xml'],
+    txt: ['text/plain'],
+    js: ['application/javascript', 'application/x-javascript', 'text/javascript'],
+    css: ['text/css'],
+    json: ['application/json', 'application/x-json'],
+    jsonld: ['application/ld+json'],
+    xml: ['text/xml', 'application/xml', 'application/x-xml'],
+    rdf: ['application/rdf+xml'],
+    atom: ['application/atom+xml'],
+    rss: ['application/rss+xml'],
+    form: ['application/x-www-form-urlencoded'],
+  };
 }
 
 /**
@@ -533,23 +767,45 @@ function parseForwarded(header: string, param: string): string[] {
   return out;
 }
 
-/** PHP's max_input_nesting_level is 64; deeper names are dropped, as PHP drops them. */
+/**
+ * How deep a name may nest: 32 levels, the name and 31 bracket groups (README, parameters); deeper names
+ * are dropped, as PHP drops the names past its max_input_nesting_level (64 bracket groups: irms-web's
+ * bound is lower).
+ */
 const MAX_PARAMETER_DEPTH = 32;
+
+/**
+ * PHP's max_input_vars default: a query string, form body or multipart body gives at most this many
+ * variables; the rest is dropped with one warning (`inputVarsExceeded`), as PHP drops and warns. It also
+ * bounds the work a request's parameters cost. JSON bodies have no such bound, as in Symfony.
+ */
+export const MAX_INPUT_VARS = 1000;
 
 type ParameterContainer = Record<string, unknown> | unknown[];
 
 /**
- * Adds one parameter the way PHP's parse_str does: `user[name]=x` nests (`{ user: { name: 'x' } }`),
- * `tags[]=a&tags[]=b` gives `['a', 'b']`, a repeated name keeps its last value. Containers are arrays
- * while their keys run 0, 1, 2…, null-prototype objects otherwise (`__proto__` is a plain key).
+ * The index `[]` appends at in an object container, PHP's nNextFreeElement: one past the largest
+ * integer key written so far (0 for none). Kept beside the container, not found by scanning its keys,
+ * so that `a[x]=1&a[]=1&a[]=1…` is linear (scanning made it quadratic: seconds of blocked event loop
+ * for a 60 KB body). An array's is its length.
  */
-export function addParameter(out: Record<string, unknown>, key: string, value: unknown): void {
-  const path = queryPath(key);
+const nextFreeIndex = new WeakMap<object, number>();
+
+/**
+ * Adds one parameter the way PHP's php_register_variable_ex does (`$_GET`, `$_POST`, `$_COOKIE`, with
+ * the name rules of `variablePath`): `user[name]=x` nests (`{ user: { name: 'x' } }`), `tags[]=a&tags[]=b`
+ * gives `['a', 'b']`, a repeated name keeps its last value, or its first with `firstWins` (cookies: PHP
+ * keeps the first cookie of a name, the most specific path's). Containers are arrays while their keys
+ * run 0, 1, 2…, null-prototype objects otherwise (`__proto__` is a plain key).
+ */
+export function addParameter(out: Record<string, unknown>, name: string, value: unknown, firstWins = false): void {
+  const path = variablePath(name, false);
+  if (path === null) return;
   if (path.length === 1) {
-    out[key] = value;
+    const key = path[0]!;
+    if (!(firstWins && key in out)) out[key] = value;
     return;
   }
-  if (path.length > MAX_PARAMETER_DEPTH) return;
   let parent: ParameterContainer = out;
   let parentKey = path[0]!;
   for (let i = 1; i < path.length; i++) {
@@ -563,6 +819,7 @@ export function addParameter(out: Record<string, unknown>, key: string, value: u
       // A key that breaks the 0, 1, 2… run: the array becomes an object with the same entries.
       const record: Record<string, unknown> = Object.create(null);
       for (let j = 0; j < child.length; j++) record[String(j)] = child[j];
+      nextFreeIndex.set(record, child.length);
       setEntry(parent, parentKey, record);
       child = record;
     }
@@ -585,32 +842,56 @@ function getEntry(container: ParameterContainer, key: string): unknown {
   return Array.isArray(container) ? container[Number(key)] : container[key];
 }
 
-/** Sets `key` ('' = the next index) and returns the key used. */
-function setEntry(container: ParameterContainer, key: string, value: unknown): string {
+/** Sets `key` ('' = the next index), keeping an object's next free index as PHP does. */
+function setEntry(container: ParameterContainer, key: string, value: unknown): void {
   const at = key === '' ? nextIndex(container) : key;
-  if (Array.isArray(container)) container[Number(at)] = value;
-  else container[at] = value;
-  return at;
+  if (Array.isArray(container)) {
+    container[Number(at)] = value;
+    return;
+  }
+  container[at] = value;
+  if (isPhpIntegerKey(at) && Number(at) >= (nextFreeIndex.get(container) ?? 0)) nextFreeIndex.set(container, Number(at) + 1);
 }
 
 /** The index `[]` appends at: after the largest integer key (0 for none), as PHP does. */
 function nextIndex(container: ParameterContainer): string {
-  if (Array.isArray(container)) return String(container.length);
-  let next = 0;
-  for (const k of Object.keys(container)) if (isPhpIntegerKey(k) && Number(k) >= next) next = Number(k) + 1;
-  return String(next);
+  return String(Array.isArray(container) ? container.length : (nextFreeIndex.get(container) ?? 0));
 }
 
-/** Query string to parameters; `a[]=1&a[]=2` gives an array, like PHP; later keys win. */
-export function parseQuery(qs: string): Record<string, unknown> {
+/**
+ * Query string (or form body) to parameters, as PHP fills `$_GET` and `$_POST`: pairs split on `&`,
+ * names and values decoded as urldecode does, names read by PHP's rules (`variablePath`). Past
+ * MAX_INPUT_VARS pairs the rest is dropped and `exceeded` is called, once.
+ */
+export function parseQuery(qs: string, exceeded?: () => void): Record<string, unknown> {
   const out: Record<string, unknown> = Object.create(null);
-  if (!qs) return out;
-  for (const pair of qs.split('&')) {
-    if (!pair) continue;
-    const eq = pair.indexOf('=');
-    const key = safeDecode(eq < 0 ? pair : pair.slice(0, eq));
-    addParameter(out, key, eq < 0 ? '' : safeDecode(pair.slice(eq + 1)));
+  let count = 0;
+  for (let start = 0; start < qs.length; ) {
+    let end = qs.indexOf('&', start);
+    if (end < 0) end = qs.length;
+    if (end > start) {
+      if (++count > MAX_INPUT_VARS) {
+        exceeded?.();
+        break;
+      }
+      const pair = qs.slice(start, end);
+      const eq = pair.indexOf('=');
+      addParameter(out, safeDecode(eq < 0 ? pair : pair.slice(0, eq)), eq < 0 ? '' : safeDecode(pair.slice(eq + 1)));
+    }
+    start = end + 1;
   }
+  return out;
+}
+
+/** The WARNING for a source past MAX_INPUT_VARS (PHP's "Input variables exceeded 1000" warning). */
+export function inputVarsExceeded(request: KernelRequest, source: 'query string' | 'form body' | 'multipart body'): void {
+  request.logger.warning('request', 'Input variables exceeded {limit}: the rest of the {source} was ignored (PHP\'s max_input_vars).', { limit: MAX_INPUT_VARS, source });
+}
+
+/** Request cookies, as PHP fills `$_COOKIE`: PHP's name rules (`a.b` is `a_b`, `a[x]` nests), the first cookie of a name kept. */
+function parseCookies(header: string | null): Record<string, unknown> {
+  const out: Record<string, unknown> = Object.create(null);
+  if (header) for (const [name, value] of parseCookieHeader(header)) addParameter(out, name, value, true);
   return out;
 }
 
@@ -631,7 +912,6 @@ export function normalizeQueryString(qs: string): string {
     if (!pair) continue;
     const eq = pair.indexOf('=');
     const key = safeDecode(eq < 0 ? pair : pair.slice(0, eq));
-    if (!key) continue;
     setQueryParameter(top, counter, key, eq < 0 ? '' : safeDecode(pair.slice(eq + 1)));
   }
   const names = [...top.keys()].sort(phpKeyCompare);
@@ -640,26 +920,65 @@ export function normalizeQueryString(qs: string): string {
   return out.join('&');
 }
 
-/** `name`, `name[a]`, `name[]`, `name[a][]`…: the path of names (`''` = the next index), or the name alone. */
-function queryPath(key: string): string[] {
-  const open = key.indexOf('[');
-  if (open <= 0 || !key.endsWith(']')) return [key];
-  const path = [key.slice(0, open)];
-  const rest = key.slice(open);
-  const segment = /\[([^\]]*)\]/y;
-  let at = 0;
-  while (at < rest.length) {
-    segment.lastIndex = at;
-    const m = segment.exec(rest);
-    if (m === null) return [key];
-    path.push(m[1]!);
-    at = segment.lastIndex;
+/** C's isspace: the one blank PHP skips at the start of a bracket group (`a[ ]` appends like `a[]`). */
+const isBlank = (c: number): boolean => c === 0x20 || (c >= 0x09 && c <= 0x0d);
+const MANGLED = /[ .]/g;
+const MANGLED_AFTER_OPEN = /[ .[]/g;
+
+/**
+ * A variable name read as PHP's php_register_variable_ex reads it: the path of keys (`a[b][]` →
+ * `['a', 'b', '']`, `''` = the next index), or null when PHP drops the name.
+ * - A NUL ends the name; leading spaces are dropped; an empty name is dropped (`=1`, `[x]=1`).
+ * - `.` and space become `_` in the base name (`user.id` is `user_id`), unless `keepBase` (Symfony's
+ *   HeaderUtils::parseQuery, which normalizeQueryString follows, keeps it). A base name that this
+ *   turned into a `__Host-` or `__Secure-` one is dropped (PHP 8: a cookie cannot pass for one).
+ * - In a bracket group one leading blank is skipped (`a[ ]` appends, `a[ b]` is the key ` b`); a group
+ *   ends at the first `]`, and what follows it unless it opens another group is ignored (`a[b]c` is `a[b]`).
+ * - An unclosed `[` after the base name becomes `_`, and so do `.`, space and `[` after it (`a[b.c` is
+ *   `a_b_c`, as PHP 8; PHP 7 kept `a_b.c`); after a complete group the unclosed rest is ignored.
+ * Deeper than MAX_PARAMETER_DEPTH: null. Linear in the name's length.
+ */
+function variablePath(raw: string, keepBase: boolean): string[] | null {
+  const nul = raw.indexOf('\0');
+  const name = nul < 0 ? raw : raw.slice(0, nul);
+  let start = 0;
+  while (name.charCodeAt(start) === 0x20) start++;
+  const open = name.indexOf('[', start);
+  const written = open < 0 ? name.slice(start) : name.slice(start, open);
+  const base = keepBase ? written : written.replace(MANGLED, '_');
+  if (base === '' || (base !== written && (startsAnew(base, written, '__Host-') || startsAnew(base, written, '__Secure-')))) return null;
+  if (open < 0) return [base];
+  const path = [base];
+  for (let at = open; ; ) {
+    const keyStart = at + 1;
+    const afterBlank = isBlank(name.charCodeAt(keyStart)) ? keyStart + 1 : keyStart;
+    let close: number;
+    if (name.charCodeAt(afterBlank) === 0x5d) {
+      close = afterBlank;
+      path.push('');
+    } else {
+      close = name.indexOf(']', afterBlank);
+      if (close < 0) {
+        if (path.length === 1) path[0] = `${base}_${name.slice(keyStart).replace(MANGLED_AFTER_OPEN, '_')}`;
+        break;
+      }
+      path.push(name.slice(keyStart, close));
+    }
+    if (path.length > MAX_PARAMETER_DEPTH) return null;
+    if (name.charCodeAt(close + 1) !== 0x5b) break;
+    at = close + 1;
   }
   return path;
 }
 
+/** Whether mangling made `mangled` start with `prefix` where the name as written did not. */
+function startsAnew(mangled: string, written: string, prefix: string): boolean {
+  return mangled.startsWith(prefix) && !written.startsWith(prefix);
+}
+
 function setQueryParameter(top: Map<string, QueryNode>, topCounter: { next: number }, key: string, value: string): void {
-  const path = queryPath(key);
+  const path = variablePath(key, true);
+  if (path === null) return;
   let children = top;
   let counter = topCounter;
   for (let i = 0; i < path.length; i++) {

@@ -1,4 +1,7 @@
 import { HTTP_TOKEN, serializeCookie, type CookieOptions } from './cookies.ts';
+import type { KernelRequest } from './request.ts';
+import { encodeLocationChar, UNSAFE_LOCATION_CHAR } from './url-encode.ts';
+import { computedCacheControl, httpDate, parseCacheControl, serializeCacheControl } from '../listeners/cache-control.ts';
 
 export type ResponseBody = string | Uint8Array | ReadableStream<Uint8Array> | null;
 
@@ -57,14 +60,19 @@ export class ResponseHeaders {
   getSetCookies(): string[] {
     return this.cookies ? [...this.cookies] : [];
   }
+  /**
+   * ResponseHeaderBag::setCookie: one cookie per name, path and domain (its `cookies[domain][path][name]`),
+   * so clearing a cookie on one path and setting it on another sends both lines.
+   */
   setCookie(name: string, value: string, options?: CookieOptions): void {
     const line = serializeCookie(name, value, options);
-    const prefix = `${name}=`;
-    this.cookies = (this.cookies ?? []).filter((c) => !c.startsWith(prefix));
+    const key = cookieKey(line);
+    this.cookies = (this.cookies ?? []).filter((c) => cookieKey(c) !== key);
     this.cookies.push(line);
   }
+  /** ResponseHeaderBag::clearCookie, whose SameSite defaults to none at all (null), not to the Cookie's lax. */
   clearCookie(name: string, options?: CookieOptions): void {
-    this.setCookie(name, '', options);
+    this.setCookie(name, '', { ...options, sameSite: options?.sameSite ?? null });
   }
   /** Every header line, Set-Cookie repeated. */
   *entries(): IterableIterator<[string, string]> {
@@ -92,6 +100,27 @@ export class ResponseHeaders {
     if (this.cookies?.length) out['set-cookie'] = [...this.cookies];
     return out;
   }
+}
+
+/**
+ * What ResponseHeaderBag keys a cookie by: name, path (`/` when absent or empty, as Cookie::fromString
+ * reads it) and domain, read back from the line so that lines appended raw are keyed the same way.
+ */
+function cookieKey(line: string): string {
+  const parts = line.split(';');
+  const eq = parts[0]!.indexOf('=');
+  const name = (eq < 0 ? parts[0]! : parts[0]!.slice(0, eq)).trim();
+  let path = '/';
+  let domain = '';
+  for (let i = 1; i < parts.length; i++) {
+    const part = parts[i]!;
+    const at = part.indexOf('=');
+    if (at < 0) continue;
+    const attribute = part.slice(0, at).trim().toLowerCase();
+    if (attribute === 'path') path = part.slice(at + 1).trim() || '/';
+    else if (attribute === 'domain') domain = part.slice(at + 1).trim();
+  }
+  return `${domain}\n${path}\n${name}`;
 }
 
 /** Names already checked, as given → lower-cased (names are nearly always constants); bounded. */
@@ -126,6 +155,48 @@ function assertHeaderValue(value: string): boolean {
   return beyondAscii;
 }
 
+/** Response::setStatusCode: an invalid status is the application's error, not a response. */
+function assertStatus(status: number): void {
+  if (!(Number.isInteger(status) && status >= 100 && status < 600)) throw new RangeError(`The HTTP status code "${status}" is not valid.`);
+}
+
+/** What Response::setNotModified removes: headers that must not be sent with a 304. */
+const NOT_MODIFIED_DROPPED = ['allow', 'content-encoding', 'content-language', 'content-length', 'content-md5', 'content-type', 'last-modified'];
+
+/** A max-age value: Symfony's setters take an int; a fraction or NaN would be an invalid directive. */
+function wholeSeconds(seconds: number): string {
+  if (!Number.isInteger(seconds)) throw new TypeError(`The cache age ${String(seconds)} is not a whole number of seconds.`);
+  return String(seconds);
+}
+
+/**
+ * The comparison of Response::isNotModified (also the `cache` option's, HttpCacheListener): the entity
+ * tags decide when the request sent any and the response has one — compared weakly, `*` matching any
+ * (If-Modified-Since is then ignored, RFC 7232 §3.3); otherwise If-Modified-Since must not be before
+ * Last-Modified. The request method is the caller's to check.
+ */
+export function validatorsMatch(request: KernelRequest, etag: string | null, lastModified: string | null): boolean {
+  const tags = etag === null ? [] : request.getETags();
+  if (tags.length > 0) {
+    const ours = etag!.startsWith('W/') ? etag!.slice(2) : etag;
+    for (const tag of tags) if ((tag.startsWith('W/') ? tag.slice(2) : tag) === ours || tag === '*') return true;
+    return false;
+  }
+  const ifModifiedSince = request.headers.get('if-modified-since');
+  if (!ifModifiedSince || lastModified === null) return false;
+  const since = Date.parse(ifModifiedSince);
+  return !Number.isNaN(since) && since >= Date.parse(lastModified);
+}
+
+/** The statuses Response::isRedirect accepts (201 too: Created carries a Location). */
+const REDIRECT_STATUSES = new Set([201, 301, 302, 303, 307, 308]);
+
+/** json_encode's refusal of INF and NAN, as JsonResponse reports it (InvalidArgumentException). */
+function refuseNonFinite(_key: string, value: unknown): unknown {
+  if (typeof value === 'number' && !Number.isFinite(value)) throw new RangeError('Inf and NaN cannot be JSON encoded');
+  return value;
+}
+
 /**
  * htmlspecialchars with ENT_QUOTES, as RedirectResponse escapes its URL: `'` too, because the meta
  * refresh quotes the URL with it (`url='…'`), where a raw `'` would end the URL early.
@@ -148,8 +219,7 @@ export class HttpResponse {
   }
 
   constructor(body: ResponseBody = '', status = 200, headers?: Record<string, string> | Iterable<[string, string]>) {
-    // Symfony's Response::setStatusCode: an invalid status is the application's error, not a response.
-    if (status !== 200 && !(Number.isInteger(status) && status >= 100 && status < 600)) throw new RangeError(`The HTTP status code "${status}" is not valid.`);
+    if (status !== 200) assertStatus(status);
     this.body = body;
     this.status = status;
     this.headers = headers instanceof ResponseHeaders ? headers : new ResponseHeaders(headers);
@@ -167,14 +237,34 @@ export class HttpResponse {
     return r;
   }
 
+  /**
+   * JsonResponse: null/undefined is `{}` (its `$data ??= new \ArrayObject()`); a non-finite number is
+   * refused as json_encode refuses it (`Inf and NaN cannot be JSON encoded`) instead of becoming `null`.
+   * JSON.stringify writes NaN and ±Infinity as `null`, so only an output containing `null` is encoded
+   * again with a replacer that finds them. A replacer on every call cost about 1.7–2× (Node 22, a
+   * 5-field object: 1.0–1.4 µs plain, 1.7–2.3 µs with a replacer); the `null` check adds nothing
+   * measurable (1.1–1.5 µs).
+   */
   static json(data: unknown, status = 200, headers?: Record<string, string>): HttpResponse {
-    const r = new HttpResponse(JSON.stringify(data) ?? 'null', status, headers);
+    let body = data === null || data === undefined ? '{}' : JSON.stringify(data) ?? 'null';
+    if (body.includes('null')) body = JSON.stringify(data, refuseNonFinite) ?? 'null';
+    const r = new HttpResponse(body, status, headers);
     if (!r.headers.has('content-type')) r.headers.set('content-type', 'application/json');
     return r;
   }
 
-  /** Symfony's RedirectResponse: the URL is escaped in the body; a 301 carries no Cache-Control. */
+  /**
+   * Symfony's RedirectResponse: the URL is escaped in the body; a 301 carries no Cache-Control. The
+   * Location is percent-encoded as UTF-8 where it is not URI text (non-ASCII, space, controls, `"<>\^`{|}`),
+   * which is what a browser does with the raw UTF-8 bytes Symfony sends; header values here are Latin-1.
+   * An empty URL and a status that is not a redirect (201, 301, 302, 303, 307, 308: Response::isRedirect)
+   * throw Symfony's messages.
+   */
   static redirect(url: string, status = 302, headers?: Record<string, string>): HttpResponse {
+    // The order of RedirectResponse::__construct: the status is validated, then the URL, then the redirect.
+    if (status !== 302) assertStatus(status);
+    if (url === '') throw new TypeError('Cannot redirect to an empty URL.');
+    if (!REDIRECT_STATUSES.has(status)) throw new RangeError(`The HTTP status code is not a redirect ("${status}" given).`);
     const e = escapeHtml(url);
     const body = `<!DOCTYPE html>
 <html>
@@ -189,7 +279,7 @@ export class HttpResponse {
     </body>
 </html>`;
     const r = new HttpResponse(body, status, headers);
-    r.headers.set('location', url);
+    r.headers.set('location', url.replace(UNSAFE_LOCATION_CHAR, encodeLocationChar));
     r.headers.set('content-type', 'text/html; charset=utf-8');
     return r;
   }
@@ -233,6 +323,147 @@ export class HttpResponse {
     if (this.body instanceof Uint8Array) return new TextDecoder().decode(this.body);
     if (this.body === null) return '';
     return null;
+  }
+
+  // --- Symfony's Response accessors, for code ported from it (README "Symfony HttpFoundation methods") ---
+
+  /** Response::getStatusCode. */
+  getStatusCode(): number {
+    return this.status;
+  }
+  /** Response::setStatusCode (the reason phrase is the host's: HTTP/2 has none). */
+  setStatusCode(status: number): this {
+    assertStatus(status);
+    this.status = status;
+    return this;
+  }
+  /** Response::isInformational: 1xx. */
+  isInformational(): boolean {
+    return this.status >= 100 && this.status < 200;
+  }
+  /** Response::isSuccessful: 2xx. */
+  isSuccessful(): boolean {
+    return this.status >= 200 && this.status < 300;
+  }
+  /** Response::isOk: exactly 200. */
+  isOk(): boolean {
+    return this.status === 200;
+  }
+  /** Response::isForbidden: 403. */
+  isForbidden(): boolean {
+    return this.status === 403;
+  }
+  /** Response::isNotFound: 404. */
+  isNotFound(): boolean {
+    return this.status === 404;
+  }
+  /** Response::isClientError: 4xx. */
+  isClientError(): boolean {
+    return this.status >= 400 && this.status < 500;
+  }
+  /** Response::isServerError: 5xx. */
+  isServerError(): boolean {
+    return this.status >= 500 && this.status < 600;
+  }
+  /** Response::isEmpty: 204 or 304 only (isEmptyStatus also counts 1xx, for what the hosts send). */
+  isEmpty(): boolean {
+    return this.status === 204 || this.status === 304;
+  }
+  /** Response::getContent: the body as text; false for a stream, as StreamedResponse::getContent. */
+  getContent(): string | false {
+    return this.bodyText() ?? false;
+  }
+  /** Response::setContent: null is the empty body. */
+  setContent(content: string | null): this {
+    this.body = content ?? '';
+    return this;
+  }
+
+  // --- HTTP cache (Response::setPublic … setNotModified); Cache-Control is rendered as ResponseHeaderBag does ---
+
+  /** Response::setPublic: `public` replaces `private`. */
+  setPublic(): this {
+    return this.cacheControl((d) => {
+      d.delete('private');
+      d.set('public', true);
+    });
+  }
+  /** Response::setPrivate: `private` replaces `public`. */
+  setPrivate(): this {
+    return this.cacheControl((d) => {
+      d.delete('public');
+      d.set('private', true);
+    });
+  }
+  /** Response::setMaxAge: the `max-age` directive, in seconds (an int there, so whole seconds here). */
+  setMaxAge(seconds: number): this {
+    const value = wholeSeconds(seconds);
+    return this.cacheControl((d) => d.set('max-age', value));
+  }
+  /** Response::setSharedMaxAge: `s-maxage`, which makes the response public. */
+  setSharedMaxAge(seconds: number): this {
+    const value = wholeSeconds(seconds);
+    this.setPublic();
+    return this.cacheControl((d) => d.set('s-maxage', value));
+  }
+  /** Response::setEtag: quoted unless it starts with `"`, `W/` prefixed when weak; null removes it. */
+  setEtag(etag: string | null, weak = false): this {
+    if (etag === null) this.headers.delete('etag');
+    else this.headers.set('etag', (weak ? 'W/' : '') + (etag.startsWith('"') ? etag : `"${etag}"`));
+    return this;
+  }
+  /** Response::setLastModified: an HTTP date in GMT; null removes it. */
+  setLastModified(date: Date | null): this {
+    return this.dateHeader('last-modified', date);
+  }
+  /** Response::setExpires: an HTTP date in GMT; null removes it. */
+  setExpires(date: Date | null): this {
+    return this.dateHeader('expires', date);
+  }
+  /** Response::setVary: replaces the Vary header, or adds to it when `replace` is false. */
+  setVary(headers: string | string[], replace = true): this {
+    const value = Array.isArray(headers) ? headers.join(', ') : headers;
+    if (replace) this.headers.set('vary', value);
+    else this.headers.append('vary', value);
+    return this;
+  }
+  /**
+   * Response::isNotModified: for a GET or HEAD request whose `If-None-Match` matches this response's
+   * ETag (weakly), or — without tags to compare — whose `If-Modified-Since` is not before its
+   * Last-Modified, the response becomes a 304 (setNotModified) and true is returned.
+   */
+  isNotModified(request: KernelRequest): boolean {
+    if (!request.isMethodCacheable()) return false;
+    const notModified = validatorsMatch(request, this.headers.get('etag'), this.headers.get('last-modified'));
+    if (notModified) this.setNotModified();
+    return notModified;
+  }
+  /** Response::setNotModified: 304, no body, and none of the headers a 304 must not carry. */
+  setNotModified(): this {
+    this.setStatusCode(304);
+    this.setContent(null);
+    for (const name of NOT_MODIFIED_DROPPED) this.headers.delete(name);
+    return this;
+  }
+
+  /** HeaderBag::addCacheControlDirective and its kin: change the directives, write them back computed. */
+  private cacheControl(change: (directives: Map<string, string | true>) => void): this {
+    const current = this.headers.get('cache-control');
+    const directives = current === null ? new Map<string, string | true>() : parseCacheControl(current);
+    change(directives);
+    this.headers.set('cache-control', computedCacheControl(directives, this.headers.has('last-modified') || this.headers.has('expires')));
+    return this;
+  }
+
+  private dateHeader(name: string, date: Date | null): this {
+    if (date === null) {
+      this.headers.delete(name);
+      return this;
+    }
+    const value = httpDate(date);
+    if (value === null) throw new TypeError(`The ${name === 'expires' ? 'Expires' : 'Last-Modified'} date is not a valid date.`);
+    this.headers.set(name, value);
+    return this;
   }
 
   /**

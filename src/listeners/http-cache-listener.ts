@@ -1,5 +1,5 @@
 import type { KernelRequest } from '../http/request.ts';
-import { HttpResponse } from '../http/response.ts';
+import { HttpResponse, validatorsMatch } from '../http/response.ts';
 import type { ControllerEvent, ResponseEvent } from '../kernel/events.ts';
 import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import { computedCacheControl, DEFAULT_CACHE_CONTROL, httpDate, parseCacheControl, type Directives } from './cache-control.ts';
@@ -145,39 +145,10 @@ function validate(event: ControllerEvent, etag: string | undefined, lastModified
   const tag = etag === undefined || etag === null || etag === '' ? null : quoteEtag(String(etag));
   const modified = lastModified === undefined || lastModified === null ? null : httpDate(lastModified);
   if (tag !== null) request.attributes.set(ETAG_ATTRIBUTE, tag);
-  const method = request.method;
-  if ((method === 'GET' || method === 'HEAD') && isNotModified(request, tag, modified)) {
+  if (request.isMethodCacheable() && validatorsMatch(request, tag, modified)) {
     // Response::setNotModified drops Last-Modified from the 304 (the ETag stays).
     event.setController(notModified);
   } else if (modified !== null) {
     request.attributes.set(LAST_MODIFIED_ATTRIBUTE, modified);
   }
-}
-
-/**
- * Symfony's Response::isNotModified: the entity tags decide when the request sent any and the response
- * has one (`If-Modified-Since` is then ignored, RFC 7232 §3.3); the dates decide otherwise.
- */
-export function isNotModified(request: KernelRequest, etag: string | null, lastModified: string | null): boolean {
-  const tags = etag === null ? [] : requestEtags(request.headers.get('if-none-match'));
-  if (tags.length > 0) {
-    const ours = etag!.startsWith('W/') ? etag!.slice(2) : etag;
-    for (const tag of tags) if ((tag.startsWith('W/') ? tag.slice(2) : tag) === ours || tag === '*') return true;
-    return false;
-  }
-  const ifModifiedSince = request.headers.get('if-modified-since');
-  if (!ifModifiedSince || lastModified === null) return false;
-  const since = Date.parse(ifModifiedSince);
-  return !Number.isNaN(since) && since >= Date.parse(lastModified);
-}
-
-/** Request::getETags: the `If-None-Match` list split at commas, empty entries left out. */
-function requestEtags(header: string | null): string[] {
-  if (!header) return [];
-  const tags: string[] = [];
-  for (const part of header.split(',')) {
-    const tag = part.trim();
-    if (tag !== '') tags.push(tag);
-  }
-  return tags;
 }

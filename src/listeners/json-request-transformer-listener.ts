@@ -1,4 +1,4 @@
-import { addParameter, parseQuery, type KernelRequest } from '../http/request.ts';
+import { addParameter, inputVarsExceeded, MAX_INPUT_VARS, parseQuery, type KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
 import { isWellFormedText } from '../http/url-encode.ts';
 import type { RequestEvent } from '../kernel/events.ts';
@@ -27,7 +27,8 @@ const lenientUtf8 = new TextDecoder();
  * objects, so no key ever reaches a prototype.
  *
  * `application/x-www-form-urlencoded` and `multipart/form-data` bodies fill the body parameters too
- * (uploaded files arrive as `File` values); an unreadable multipart body is the same 400.
+ * (uploaded files arrive as `File` values); an unreadable multipart body is the same 400. Each gives at
+ * most MAX_INPUT_VARS (1000) variables, as PHP's max_input_vars: the rest is dropped with a WARNING.
  *
  * Bodies are read through `request.content()`, bounded by BODY_LIMIT: a Content-Length over the limit is
  * refused before a byte is read, a chunked body is cut off as soon as it passes the limit, and the
@@ -94,8 +95,8 @@ function hasLoneSurrogate(value: unknown): boolean {
 function transformForm(request: KernelRequest): Promise<void> {
   return request.content().then((bytes) => {
     if (bytes.byteLength === 0) return;
-    // Form bodies are latin-1-safe ASCII by construction; invalid UTF-8 in escapes is kept as sent.
-    request.request.replace(parseQuery(lenientUtf8.decode(bytes)));
+    // Form bodies are ASCII by construction; escapes are decoded as PHP's urldecode does (parseQuery).
+    request.request.replace(parseQuery(lenientUtf8.decode(bytes), () => inputVarsExceeded(request, 'form body')));
   });
 }
 
@@ -109,7 +110,15 @@ async function transformMultipart(event: RequestEvent, request: KernelRequest, h
     return badRequest(event);
   }
   const params: Record<string, unknown> = Object.create(null);
-  for (const [key, value] of form) addParameter(params, key, value);
+  let count = 0;
+  // Fields and files count alike against PHP's max_input_vars.
+  for (const [key, value] of form) {
+    if (++count > MAX_INPUT_VARS) {
+      inputVarsExceeded(request, 'multipart body');
+      break;
+    }
+    addParameter(params, key, value);
+  }
   request.request.replace(params);
 }
 

@@ -39,7 +39,8 @@ export class LocaleListener {
       return;
     }
     if (this.enabled !== null) {
-      this.apply(request, preferredLanguage(request.headers.get('accept-language'), this.enabled));
+      // Non-empty `enabled`: getPreferredLanguage answers one of them.
+      this.apply(request, request.getPreferredLanguage(this.enabled)!);
       request.attributes.set('_vary_by_language', true);
     }
   });
@@ -55,44 +56,4 @@ export class LocaleListener {
     if (!request.isMainRequest) request.attributes.set(PREVIOUS_LOCALE, request.locale);
     request.setLocale(locale);
   }
-}
-
-/**
- * Request::getPreferredLanguage($enabled): the `Accept-Language` tags by quality (ties in header
- * order), each as Symfony's getLanguages spells it (`de-ch` → `de_CH`: primary subtag lower-cased, the
- * others upper-cased; `i-klingon` → `klingon`), each followed by its primary language; the first of
- * them that is enabled, else the first enabled locale. Tags with q=0 are refused (RFC 9110 §12.4.2).
- */
-export function preferredLanguage(header: string | null, enabled: readonly string[]): string {
-  if (!header) return enabled[0]!;
-  const tags: { tag: string; q: number; at: number }[] = [];
-  const parts = header.split(',', 32);
-  for (let at = 0; at < parts.length; at++) {
-    const [tag, ...params] = parts[at]!.trim().split(';');
-    let q = 1;
-    for (const p of params) {
-      const [k, v] = p.trim().split('=');
-      if (k?.trim().toLowerCase() === 'q') q = Number(v);
-    }
-    if (tag && q > 0) tags.push({ tag: tag.trim(), q, at });
-  }
-  tags.sort((a, b) => b.q - a.q || a.at - b.at);
-  const languages = tags.map(({ tag }) => symfonyLanguage(tag));
-  for (const language of languages) {
-    if (enabled.includes(language)) return language;
-    const underscore = language.indexOf('_');
-    if (underscore > 0) {
-      const primary = language.slice(0, underscore);
-      if (!languages.includes(primary) && enabled.includes(primary)) return primary;
-    }
-  }
-  return enabled[0]!;
-}
-
-/** A language tag as Request::getLanguages writes it. */
-function symfonyLanguage(tag: string): string {
-  if (!tag.includes('-')) return tag;
-  const codes = tag.split('-');
-  if (codes[0] === 'i') return codes[1] ?? tag;
-  return codes[0]!.toLowerCase() + codes.slice(1).map((c) => `_${c.toUpperCase()}`).join('');
 }

@@ -1,6 +1,6 @@
 import type { KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
-import { headerText, wellFormed } from '../http/url-encode.ts';
+import { encodeLocationChar, headerText, UNSAFE_LOCATION_CHAR } from '../http/url-encode.ts';
 import type { ExceptionEvent, FinishRequestEvent, RequestEvent } from '../kernel/events.ts';
 import {
   BadRequestHttpException,
@@ -156,18 +156,6 @@ function routingContextMethod(request: KernelRequest): string {
     if (error instanceof RequestError) throw new BadRequestHttpException(error.message, error);
     throw error;
   }
-}
-
-/**
- * One character (a whole code point: `u`) that a Location must carry percent-encoded: controls, space and
- * non-ASCII, and the ASCII characters RFC 3986 does not allow in a URI (`"<>\^`{|}`), which a client may
- * send raw in its target. Encoding them keeps the query's meaning and echoes nothing unescaped (§10).
- */
-const UNSAFE_LOCATION_CHAR = /[^\x21-\x7e]|["<>\\^`{|}]/gu;
-
-/** UTF-8 percent-encoding of one code point; a lone surrogate (no UTF-8 form) becomes U+FFFD. */
-function encodeLocationChar(c: string): string {
-  return encodeURIComponent(wellFormed(c));
 }
 
 /**

@@ -137,3 +137,14 @@ test('regression: an unknown createApp option was matched only against the AppCo
   for (const [given, meant] of hints) assert.throws(build({ [given]: 1 }), { message: `Unknown createApp option "${given}" (did you mean "${meant}"?).` }, given);
   assert.throws(build({ colour: 'blue' }), { message: 'Unknown createApp option "colour".' });
 });
+
+test('regression: there was no TRUSTED_HEADERS, so every forwarded header of a trusted proxy was believed; it is read and checked as strictly as the other variables', () => {
+  assert.deepEqual(loadConfig({}, {}).trustedHeaders, ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port'], 'CONTRACT §2: all of them');
+  assert.deepEqual(loadConfig({}, { TRUSTED_HEADERS: 'X-Forwarded-For, x-forwarded-port,x-forwarded-proto' }).trustedHeaders, ['x-forwarded-for', 'x-forwarded-port', 'x-forwarded-proto']);
+  assert.throws(() => loadConfig({}, { TRUSTED_HEADERS: 'x-forwarded-for,x-real-ip' }), { message: 'TRUSTED_HEADERS must be comma-separated names among forwarded, x-forwarded-for, x-forwarded-host, x-forwarded-proto, x-forwarded-port, got "x-forwarded-for,x-real-ip".' });
+  assert.deepEqual(loadConfig({ trustedHeaders: ['x-forwarded-for'] }, { TRUSTED_HEADERS: 'forwarded' }).trustedHeaders, ['x-forwarded-for'], 'the option wins');
+  assert.deepEqual(loadConfig({ trustedHeaders: [] }, {}).trustedHeaders, [], 'an empty array trusts no forwarded header');
+  assert.throws(() => loadConfig({ trustedHeaders: 'x-forwarded-for' as never }, {}), /createApp option "trustedHeaders" must be an array of names among forwarded, .*got "x-forwarded-for" \(a string\)\./);
+  assert.throws(() => loadConfig({ trustedHeaders: ['X-Forwarded-For'] as never }, {}), /got "X-Forwarded-For" \(a string\) at index 0\./);
+  assert.throws(() => createApp({ trustedHeader: [] } as AppOptions), /Unknown createApp option "trustedHeader" \(did you mean "trustedHeaders"\?\)/);
+});

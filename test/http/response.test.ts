@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HttpResponse } from '../../src/http/response.ts';
 import { send, testApp } from '../pipeline/harness.ts';
-import { source } from '../support/request.ts';
+import { kernelRequest, source } from '../support/request.ts';
 
 test('toFetch carries the status, every header and each Set-Cookie line', async () => {
   const response = new HttpResponse('gone', 410, { 'content-type': 'text/plain; charset=UTF-8', 'x-robots-tag': 'noindex' });
@@ -32,7 +32,7 @@ test('headers.lines() lists every header line in order, Set-Cookie once per cook
   r.headers.setCookie('a', '1');
   r.headers.setCookie('b', '2');
   const lines = r.headers.lines();
-  assert.deepEqual(lines, ['content-type', 'text/plain', 'x-a', '1, 2', 'set-cookie', 'a=1; path=/; httponly', 'set-cookie', 'b=2; path=/; httponly']);
+  assert.deepEqual(lines, ['content-type', 'text/plain', 'x-a', '1, 2', 'set-cookie', 'a=1; path=/; httponly; samesite=lax', 'set-cookie', 'b=2; path=/; httponly; samesite=lax']);
   assert.deepEqual(lines, [...r.headers.entries()].flat());
 });
 
@@ -47,7 +47,7 @@ test('regression: a cookie path or domain with ";", CR or LF throws where it is 
   assert.deepEqual(headers.getSetCookies(), [], 'nothing was added');
   // What RFC 6265 allows still works; the value itself is percent-encoded, so any value is safe.
   headers.setCookie('x', 'a;b\r\nc', { path: '/members/a-b_c.d~e', domain: '.example.com' });
-  assert.deepEqual(headers.getSetCookies(), ['x=a%3Bb%0D%0Ac; path=/members/a-b_c.d~e; domain=.example.com; httponly']);
+  assert.deepEqual(headers.getSetCookies(), ['x=a%3Bb%0D%0Ac; path=/members/a-b_c.d~e; domain=.example.com; httponly; samesite=lax']);
 });
 
 test('regression: a header name or value a host would refuse throws at headers.set, not when the response is written', () => {
@@ -82,7 +82,7 @@ test('regression: a controller that sets a cookie path from the query gets the k
     if (env === 'dev') assert.match(decodeURIComponent(r.headers.get('x-debug-exception') ?? ''), /^The cookie path .* contains invalid characters\.$/);
     assert.ok(lines.some((l) => l.includes('contains invalid characters')), 'logged');
     const fine = await send(app, '/cookie?p=%2Fok');
-    assert.deepEqual(fine.headers.getSetCookie(), ['x=y; path=/ok; httponly']);
+    assert.deepEqual(fine.headers.getSetCookie(), ['x=y; path=/ok; httponly; samesite=lax']);
   }
 });
 
@@ -110,7 +110,9 @@ test('regression: the redirect page left "\'" raw inside the meta refresh\'s url
 
   const r = await send(app, '/go');
   assert.equal(r.status, 302);
-  assert.equal(r.headers.get('location'), `/it's?a=1&b=<2>"`);
+  // The Location carries what URIs do not allow percent-encoded, as the trailing-slash redirect's does;
+  // the page shows the URL as given.
+  assert.equal(r.headers.get('location'), "/it's?a=1&b=%3C2%3E%22");
   const page = await r.text();
   const escaped = '/it&#039;s?a=1&amp;b=&lt;2&gt;&quot;';
   assert.ok(page.includes(`content="0;url='${escaped}'"`), page);
@@ -123,4 +125,135 @@ test('regression: a status outside 100–599 made a response the hosts then refu
     assert.throws(() => new HttpResponse('x', status), (e: unknown) => e instanceof RangeError && e.message === `The HTTP status code "${status}" is not valid.`, String(status));
   }
   for (const status of [100, 204, 418, 599]) assert.equal(new HttpResponse('', status).status, status);
+});
+
+test('regression: redirect() to a non-ASCII URL sent Latin-1 bytes (é) or threw (above U+00FF); the Location is percent-encoded UTF-8, the page shows the URL', () => {
+  const cafe = HttpResponse.redirect('/café?q=a b');
+  assert.equal(cafe.headers.get('location'), '/caf%C3%A9?q=a%20b');
+  assert.ok(cafe.bodyText()!.includes('Redirecting to <a href="/café?q=a b">/café?q=a b</a>.'));
+  assert.equal(HttpResponse.redirect('/日本').headers.get('location'), '/%E6%97%A5%E6%9C%AC');
+  assert.equal(HttpResponse.redirect('/a%20b?x=%C3%A9').headers.get('location'), '/a%20b?x=%C3%A9', 'an encoded URL is left as it is');
+  assert.equal(HttpResponse.redirect('/x\uD800').headers.get('location'), '/x%EF%BF%BD', 'a lone surrogate is U+FFFD');
+});
+
+test('regression: redirect() accepted an empty URL and a status that is not a redirect; RedirectResponse refuses both', () => {
+  assert.throws(() => HttpResponse.redirect(''), (e: Error) => e instanceof TypeError && e.message === 'Cannot redirect to an empty URL.');
+  assert.throws(() => HttpResponse.redirect('/x', 200), (e: Error) => e instanceof RangeError && e.message === 'The HTTP status code is not a redirect ("200" given).');
+  assert.throws(() => HttpResponse.redirect('/x', 300), /not a redirect \("300" given\)/);
+  assert.throws(() => HttpResponse.redirect('/x', 99), /The HTTP status code "99" is not valid\./, 'an invalid status is reported first, as the constructor does');
+  for (const status of [201, 301, 302, 303, 307, 308]) assert.equal(HttpResponse.redirect('/x', status).status, status);
+});
+
+test('regression: json(null) and json(undefined) sent `null`; JsonResponse sends `{}`', () => {
+  assert.equal(HttpResponse.json(null).body, '{}');
+  assert.equal(HttpResponse.json(undefined).body, '{}');
+  assert.equal(HttpResponse.json([null]).body, '[null]', 'a null inside the data is kept');
+  assert.equal(HttpResponse.json({ s: 'null' }).body, '{"s":"null"}');
+});
+
+test('regression: json() wrote NaN and Infinity as null; json_encode refuses them (Inf and NaN cannot be JSON encoded)', () => {
+  for (const bad of [NaN, Infinity, -Infinity]) {
+    assert.throws(() => HttpResponse.json({ a: [1, { n: bad }] }), (e: Error) => e instanceof RangeError && e.message === 'Inf and NaN cannot be JSON encoded');
+  }
+  assert.throws(() => HttpResponse.json(NaN), /Inf and NaN/);
+  assert.equal(HttpResponse.json({ n: 1.5, z: null }).body, '{"n":1.5,"z":null}');
+});
+
+test('Response status accessors: getStatusCode, setStatusCode and the is* checks follow Response.php', () => {
+  const r = new HttpResponse('x');
+  assert.equal(r.getStatusCode(), 200);
+  assert.equal(r.setStatusCode(404), r);
+  assert.equal(r.status, 404);
+  assert.throws(() => r.setStatusCode(600), /The HTTP status code "600" is not valid\./);
+  assert.throws(() => r.setStatusCode(99.5), RangeError);
+  const is = (status: number) => {
+    const s = new HttpResponse('', status);
+    return [s.isInformational(), s.isSuccessful(), s.isOk(), s.isForbidden(), s.isNotFound(), s.isClientError(), s.isServerError(), s.isEmpty()].map(Number).join('');
+  };
+  assert.equal(is(100), '10000000');
+  assert.equal(is(200), '01100000');
+  assert.equal(is(204), '01000001');
+  assert.equal(is(299), '01000000');
+  assert.equal(is(304), '00000001');
+  assert.equal(is(403), '00010100');
+  assert.equal(is(404), '00001100');
+  assert.equal(is(499), '00000100');
+  assert.equal(is(500), '00000010');
+  assert.equal(is(599), '00000010');
+});
+
+test('Response getContent/setContent: text or bytes as text, false for a stream, null is empty', () => {
+  const r = new HttpResponse('abc');
+  assert.equal(r.getContent(), 'abc');
+  assert.equal(r.setContent('é'), r);
+  assert.equal(r.getContent(), 'é');
+  r.setContent(null);
+  assert.equal(r.getContent(), '');
+  assert.equal(new HttpResponse(new TextEncoder().encode('bytes')).getContent(), 'bytes');
+  assert.equal(HttpResponse.stream(new Blob(['s']).stream()).getContent(), false);
+});
+
+test('Response cache helpers write Cache-Control as ResponseHeaderBag computes it', () => {
+  const r = new HttpResponse('x');
+  r.setMaxAge(60);
+  assert.equal(r.headers.get('cache-control'), 'max-age=60, private', 'no public/private/s-maxage: private added');
+  r.setPublic();
+  assert.equal(r.headers.get('cache-control'), 'max-age=60, public');
+  r.setPrivate();
+  assert.equal(r.headers.get('cache-control'), 'max-age=60, private');
+  r.setSharedMaxAge(600);
+  assert.equal(r.headers.get('cache-control'), 'max-age=60, public, s-maxage=600', 'setSharedMaxAge makes it public');
+  assert.throws(() => r.setMaxAge(1.5), TypeError);
+  const kept = new HttpResponse('x', 200, { 'cache-control': 'no-store' });
+  kept.setPublic();
+  assert.equal(kept.headers.get('cache-control'), 'no-store, public', 'directives already set are kept');
+});
+
+test('Response setEtag, setLastModified, setExpires and setVary follow Response.php', () => {
+  const r = new HttpResponse('x');
+  r.setEtag('abc');
+  assert.equal(r.headers.get('etag'), '"abc"');
+  r.setEtag('"q"', true);
+  assert.equal(r.headers.get('etag'), 'W/"q"');
+  r.setEtag(null);
+  assert.equal(r.headers.has('etag'), false);
+  r.setLastModified(new Date(Date.UTC(2024, 0, 2, 3, 4, 5)));
+  assert.equal(r.headers.get('last-modified'), 'Tue, 02 Jan 2024 03:04:05 GMT');
+  r.setExpires(new Date(Date.UTC(2030, 5, 1)));
+  assert.equal(r.headers.get('expires'), 'Sat, 01 Jun 2030 00:00:00 GMT');
+  r.setExpires(null);
+  r.setLastModified(null);
+  assert.equal(r.headers.has('expires') || r.headers.has('last-modified'), false);
+  assert.throws(() => r.setExpires(new Date(NaN)), TypeError);
+  r.setVary('Accept');
+  r.setVary(['Cookie', 'Origin'], false);
+  assert.equal(r.headers.get('vary'), 'Accept, Cookie, Origin');
+  r.setVary('Accept-Language');
+  assert.equal(r.headers.get('vary'), 'Accept-Language');
+});
+
+test('Response isNotModified/setNotModified: ETag compared weakly, dates only without tags, GET/HEAD only', () => {
+  const withTag = (headers: Record<string, string>, method = 'GET') => {
+    const r = new HttpResponse('body', 200, { 'content-type': 'text/plain', 'last-modified': 'Tue, 02 Jan 2024 03:04:05 GMT' });
+    r.setEtag('v1');
+    return { r, result: r.isNotModified(kernelRequest({ method, headers })) };
+  };
+  const hit = withTag({ 'if-none-match': 'W/"v0", W/"v1"' });
+  assert.equal(hit.result, true);
+  assert.equal(hit.r.status, 304);
+  assert.equal(hit.r.getContent(), '');
+  assert.equal(hit.r.headers.has('content-type') || hit.r.headers.has('last-modified'), false, 'setNotModified drops them');
+  assert.equal(hit.r.headers.get('etag'), '"v1"', 'the ETag stays');
+  assert.equal(withTag({ 'if-none-match': '*' }).result, true);
+  assert.equal(withTag({ 'if-none-match': '"v2"', 'if-modified-since': 'Wed, 03 Jan 2024 00:00:00 GMT' }).result, false, 'tags decide, dates are ignored');
+  assert.equal(withTag({ 'if-none-match': '"v1"' }, 'POST').result, false);
+  const miss = withTag({ 'if-none-match': '"v2"' });
+  assert.equal(miss.r.status, 200);
+  const dated = new HttpResponse('x');
+  dated.setLastModified(new Date(Date.UTC(2024, 0, 2)));
+  assert.equal(dated.isNotModified(kernelRequest({ headers: { 'if-modified-since': 'Tue, 02 Jan 2024 00:00:00 GMT' } })), true);
+  const newer = new HttpResponse('x');
+  newer.setLastModified(new Date(Date.UTC(2024, 0, 3)));
+  assert.equal(newer.isNotModified(kernelRequest({ headers: { 'if-modified-since': 'Tue, 02 Jan 2024 00:00:00 GMT' } })), false);
+  assert.equal(new HttpResponse('x').isNotModified(kernelRequest({ headers: { 'if-modified-since': 'Tue, 02 Jan 2024 00:00:00 GMT' } })), false, 'no validators');
 });

@@ -59,7 +59,7 @@ test('Set-Cookie values are masked in the collected response headers', async () 
   let seen: Record<string, any> | null = null;
   const { app } = testApp({ routes: withCookie, listeners: [{ hook: 'kernel.finish_request', listener: listener('Test::capture', 'capture', (e) => void (seen = e.request.collected.request as Record<string, any>)) }] });
   await send(app, '/c');
-  assert.deepEqual(seen!.responseHeaders['set-cookie'], ['token=***; path=/; httponly']);
+  assert.deepEqual(seen!.responseHeaders['set-cookie'], ['token=***; path=/; httponly; samesite=lax']);
 });
 
 test('non-debug mode collects nothing', async () => {
@@ -106,5 +106,5 @@ test('the collected response headers are the response\'s headers as an object, e
   assert.deepEqual(Object.keys(headers), Object.keys(all).filter((k) => Object.hasOwn(headers, k)));
   for (const key of ['x-b', 'x-a', 'content-type', '__proto__', 'cache-control']) assert.equal(headers[key], all[key], key);
   assert.equal(headers['x-a'], '1, again');
-  assert.deepEqual(headers['set-cookie'], ['one=***; path=/; httponly', 'two=***; path=/; httponly']);
+  assert.deepEqual(headers['set-cookie'], ['one=***; path=/; httponly; samesite=lax', 'two=***; path=/; httponly; samesite=lax']);
 });

@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { serializeCookie } from '../../src/http/cookies.ts';
+import { ResponseHeaders } from '../../src/http/response.ts';
+
+test('regression: a cookie without SameSite was sent without it; Symfony 5 Cookie defaults to samesite=lax', () => {
+  assert.equal(serializeCookie('a', 'x'), 'a=x; path=/; httponly; samesite=lax');
+  const headers = new ResponseHeaders();
+  headers.setCookie('a', 'x');
+  assert.deepEqual(headers.getSetCookies(), ['a=x; path=/; httponly; samesite=lax']);
+  assert.equal(serializeCookie('a', 'x', { sameSite: null }), 'a=x; path=/; httponly', 'null: no attribute');
+  assert.equal(serializeCookie('a', 'x', { sameSite: 'strict' }), 'a=x; path=/; httponly; samesite=strict');
+});
+
+test('clearCookie sends no SameSite unless told, as ResponseHeaderBag::clearCookie (sameSite null)', () => {
+  const headers = new ResponseHeaders();
+  headers.clearCookie('a');
+  assert.match(headers.getSetCookies()[0]!, /^a=deleted; expires=[^;]+; Max-Age=0; path=\/; httponly$/);
+  headers.clearCookie('b', { sameSite: 'lax' });
+  assert.match(headers.getSetCookies()[1]!, /^b=deleted; .*; httponly; samesite=lax$/);
+});
+
+test('regression: setting a cookie removed every line of that name, whatever its path or domain (ResponseHeaderBag keys by domain, path, name)', () => {
+  const headers = new ResponseHeaders();
+  headers.clearCookie('pref', { path: '/admin' });
+  headers.setCookie('pref', 'v');
+  headers.setCookie('sid', 'A', { domain: 'a.example' });
+  headers.setCookie('sid', 'B', { domain: 'b.example' });
+  const lines = headers.getSetCookies();
+  assert.equal(lines.length, 4, lines.join('\n'));
+  assert.match(lines[0]!, /^pref=deleted; .*path=\/admin/);
+  assert.equal(lines[1], 'pref=v; path=/; httponly; samesite=lax');
+  assert.equal(lines[2], 'sid=A; path=/; domain=a.example; httponly; samesite=lax');
+  assert.equal(lines[3], 'sid=B; path=/; domain=b.example; httponly; samesite=lax');
+  // The same name, path and domain is replaced, a raw line included; an empty path is `/`.
+  headers.append('set-cookie', 'pref=raw; Path=/');
+  headers.setCookie('pref', 'w', { path: '' });
+  assert.deepEqual(headers.getSetCookies().filter((l) => l.startsWith('pref=')).map((l) => l.split(';')[0]), ['pref=deleted', 'pref=w']);
+});
+
+test('regression: cookie values were encoded with encodeURIComponent, which keeps !\'()* and throws on a lone surrogate (rawurlencode)', () => {
+  assert.equal(serializeCookie('a', "it's (ok)!*"), 'a=it%27s%20%28ok%29%21%2A; path=/; httponly; samesite=lax');
+  assert.equal(serializeCookie('a', 'x\uD800y'), 'a=x%EF%BF%BDy; path=/; httponly; samesite=lax');
+});
+
+test('regression: an empty path, a capitalised SameSite and a fractional or negative Max-Age gave lines Symfony never writes', () => {
+  assert.equal(serializeCookie('a', 'x', { path: '' }), 'a=x; path=/; httponly; samesite=lax');
+  assert.equal(serializeCookie('a', 'x', { sameSite: 'Lax' }), 'a=x; path=/; httponly; samesite=lax');
+  assert.equal(serializeCookie('a', 'x', { sameSite: 'None', secure: true }), 'a=x; path=/; secure; httponly; samesite=none');
+  assert.match(serializeCookie('a', 'x', { maxAge: 1.5 }), /; Max-Age=1; path=\//);
+  assert.match(serializeCookie('a', 'x', { maxAge: -5 }), /; Max-Age=0; path=\//);
+  assert.match(serializeCookie('a', 'x', { expires: new Date(Date.now() + 60_000), maxAge: -1 }), /; Max-Age=0; path=\//);
+  assert.throws(() => serializeCookie('a', 'x', { sameSite: 'Loose' as 'lax' }), /SameSite "Loose" is not lax, strict or none/);
+});

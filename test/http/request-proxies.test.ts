@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HttpResponse, type RouteDefinition } from '../../src/index.ts';
+import { IpMatcher } from '../../src/http/ip.ts';
+import { send, testApp } from '../pipeline/harness.ts';
+import { kernelRequest } from '../support/request.ts';
+
+const routes: RouteDefinition[] = [
+  { name: 'reset', path: '/reset', controller: (r) => HttpResponse.json({ link: r.generateUrl('reset', { token: 't0k' }, { absolute: true }), ip: r.getClientIp(), ips: r.getClientIps(), secure: r.isSecure() }) },
+];
+
+/** What a client behind a typical proxy (10.0.0.1, which sets X-Forwarded-For and -Proto) can send through it. */
+const throughProxy = { 'x-forwarded-for': '203.0.113.7', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example', forwarded: 'for=198.51.100.66' };
+
+test('regression: TRUSTED_PROXIES believed X-Forwarded-Host and Forwarded with no way to turn them off (a client could pick the host of reset links); TRUSTED_HEADERS picks the set, Symfony 5.4\'s ignores them', async () => {
+  const symfony = testApp({ env: 'prod', routes, trustedProxies: ['10.0.0.0/8'], trustedHeaders: ['x-forwarded-for', 'x-forwarded-port', 'x-forwarded-proto'] }).app;
+  const r = await send(symfony, 'http://shop.example/reset', { headers: throughProxy, remoteAddress: '10.0.0.1' });
+  assert.equal(r.status, 200, 'a Forwarded header that is not trusted conflicts with nothing');
+  assert.deepEqual(await r.json(), { link: 'https://shop.example/reset?token=t0k', ip: '203.0.113.7', ips: ['203.0.113.7'], secure: true });
+  const onlyForwarded = testApp({ env: 'prod', routes, trustedProxies: ['10.0.0.0/8'], trustedHeaders: ['forwarded'] }).app;
+  const f = await (await send(onlyForwarded, 'http://shop.example/reset', { headers: throughProxy, remoteAddress: '10.0.0.1' })).json();
+  assert.deepEqual([f.ip, f.secure, f.link], ['198.51.100.66', false, 'http://shop.example/reset?token=t0k'], 'only Forwarded read: no scheme or host from X-Forwarded-*');
+  // CONTRACT §2's default is unchanged: every forwarded header is believed.
+  const contract = testApp({ env: 'prod', routes, trustedProxies: ['10.0.0.0/8'] }).app;
+  assert.equal((await send(contract, 'http://shop.example/reset', { headers: throughProxy, remoteAddress: '10.0.0.1' })).status, 400, 'Forwarded and X-Forwarded-For disagree');
+  const { 'x-forwarded-for': _, ...withoutXff } = throughProxy;
+  assert.equal((await (await send(contract, 'http://shop.example/reset', { headers: withoutXff, remoteAddress: '10.0.0.1' })).json()).link, 'https://evil.example/reset?token=t0k');
+  // From the environment too.
+  const fromEnv = testApp({ env: 'prod', routes, environment: { TRUSTED_PROXIES: '10.0.0.0/8', TRUSTED_HEADERS: 'X-Forwarded-For, x-forwarded-proto' } }).app;
+  assert.equal((await (await send(fromEnv, 'http://shop.example/reset', { headers: throughProxy, remoteAddress: '10.0.0.1' })).json()).link, 'https://shop.example/reset?token=t0k');
+});
+
+test('regression: getClientIps() returned only the nearest untrusted address; it is the whole untrusted chain, nearest first, as Symfony\'s', () => {
+  const ips = (xff: string, proxies = ['10.0.0.0/8']) => kernelRequest({ headers: { 'x-forwarded-for': xff }, remoteAddress: '10.0.0.1' }, { trustedProxies: new IpMatcher(proxies) }).getClientIps();
+  assert.deepEqual(ips('1.1.1.1, 2.2.2.2'), ['2.2.2.2', '1.1.1.1']);
+  assert.deepEqual(ips('1.1.1.1, 10.0.0.7, 2.2.2.2'), ['2.2.2.2', '1.1.1.1'], 'trusted proxies are left out wherever they are');
+  assert.deepEqual(ips('10.0.0.5, 10.0.0.6'), ['10.0.0.5'], 'all trusted: the first trusted one');
+  assert.deepEqual(ips('unknown'), ['10.0.0.1'], 'nothing forwarded: the peer');
+  assert.deepEqual(ips('1.1.1.1, 2.2.2.2', ['REMOTE_ADDR']), ['2.2.2.2', '1.1.1.1']);
+  assert.equal(kernelRequest({ headers: { 'x-forwarded-for': '1.1.1.1, 2.2.2.2' }, remoteAddress: '10.0.0.1' }, { trustedProxies: new IpMatcher(['10.0.0.0/8']) }).getClientIp(), '2.2.2.2', 'getClientIp is the nearest');
+  assert.deepEqual(kernelRequest({ headers: { 'x-forwarded-for': '1.1.1.1' }, remoteAddress: '9.9.9.9' }, { trustedProxies: new IpMatcher(['10.0.0.0/8']) }).getClientIps(), ['9.9.9.9'], 'an untrusted peer: itself');
+});
+
+test('regression: IPv4-mapped IPv6 ranges (::ffff:10.0.0.0/104, ::ffff:0:0/96) were refused as trusted proxies; they are IPv6 ranges, matched as IpUtils matches them', () => {
+  const mapped = new IpMatcher(['::ffff:10.0.0.0/104']);
+  assert.equal(mapped.matches('::ffff:10.1.2.3'), true);
+  assert.equal(mapped.matches('::FFFF:10.1.2.3'), true);
+  assert.equal(mapped.matches('::ffff:11.0.0.1'), false);
+  assert.equal(mapped.matches('10.1.2.3'), false, 'an IPv4 address is not in an IPv6 range (IpUtils::checkIp4)');
+  assert.equal(new IpMatcher(['::ffff:0:0/96']).matches('::ffff:1.2.3.4'), true);
+  assert.equal(new IpMatcher(['::/0']).matches('::ffff:1.2.3.4'), true, 'a mapped address is an IPv6 address');
+  assert.equal(new IpMatcher(['::/0']).matches('1.2.3.4'), false);
+  assert.equal(new IpMatcher(['10.0.0.0/8']).matches('::ffff:10.1.2.3'), true, 'a dual-stack listener\'s IPv4 peer is still in IPv4 ranges');
+  assert.throws(() => new IpMatcher(['::ffff:10.0.0.0/129']), { message: 'Invalid trusted proxy "::ffff:10.0.0.0/129".' });
+  const behindDualStack = kernelRequest({ headers: { 'x-forwarded-for': '1.2.3.4' }, remoteAddress: '::ffff:10.0.0.1' }, { trustedProxies: mapped });
+  assert.equal(behindDualStack.getClientIp(), '1.2.3.4');
+});
+
+test('regression: contentType was documented as lower-case but kept the case sent ("Application/JSON")', () => {
+  assert.equal(kernelRequest({ headers: { 'content-type': ' Application/JSON ; charset=x' } }).contentType, 'application/json');
+});
