@@ -25,6 +25,7 @@ writeFileSync(join(consumer, 'package.json'), JSON.stringify({ type: 'module', p
 /** The free names each README example leaves to its surroundings, declared from the package's own types. */
 const SURROUNDINGS = [
   '',
+  "import { HttpResponse, type KernelRequest } from 'irms-web';\ndeclare function validateOrder(data: Record<string, unknown>): { propertyPath: string; title: string }[];\n",
   "import { createApp, type Listener } from 'irms-web';\ndeclare const myListener: Listener<'kernel.response'>;\n",
   "import { createApp } from 'irms-web';\nconst app = createApp({});\n" +
     'declare const Bun: { serve(o: { port: number; fetch(r: Request, s: { requestIP(r: Request): { address: string } | null }): Promise<Response> }): { hostname: string; port: number } };\n',
