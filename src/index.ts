@@ -20,7 +20,7 @@ export { getMember, isGranted, type Member, type AuthenticatedBy } from './secur
 export { signMemberToken, verifyMemberToken, type BearerVerifier, type MemberRefresher, type MemberCredentials, type MemberTokenClaims } from './security/member-token.ts';
 export { FirewallMap, DEFAULT_FIREWALLS, type FirewallConfig } from './security/firewall-map.ts';
 export { maskSecrets, maskToken } from './security/mask.ts';
-export { MemorySessionStore, type SessionStore, type MemorySessionStoreOptions } from './session/store.ts';
+export { MemorySessionStore, type SessionStore, type SessionWriteInfo, type SessionUpdate, type MemorySessionStoreOptions } from './session/store.ts';
 export { startSession } from './session/session.ts';
 export type { PipelineOptions } from './app/services.ts';
 export type { LocaleAware } from './listeners/locale-aware-listener.ts';

@@ -1,5 +1,5 @@
 import type { Session } from '../http/session.ts';
-import type { SessionStore } from './store.ts';
+import type { SessionStore, SessionUpdate } from './store.ts';
 
 /**
  * Session keys starting with this hold a logged-in member (a firewall context keeps its member under
@@ -56,6 +56,12 @@ export type SaveOutcome =
  * - Values must survive JSON (they are stored as a JSON string).
  * - Saving writes only data that changed: a request that merely read the session and is still in
  *   flight when the member logs out must not write its stale copy back and revive the destroyed id.
+ *   The store is told whether the id was generated during this request (`created`), so it can refuse
+ *   a late write to an id it no longer holds (destroyed, expired or evicted).
+ * - Concurrent requests on one session: when the store has `update` (the memory store does), a
+ *   request that changed a session it loaded applies only the keys it set or removed onto the data
+ *   stored at that moment, so it keeps what other requests saved meanwhile. Otherwise, and after a
+ *   rotation, the whole session is written.
  */
 export class StoredSession implements Session {
   /** How many times the data was read or written during this request (0 = unused). */
@@ -117,21 +123,14 @@ export class StoredSession implements Session {
 
   private apply(raw: string | null): void {
     if (this.data !== null) return;
-    const data = new Map<string, unknown>();
-    if (raw !== null) {
-      try {
-        const parsed = JSON.parse(raw) as unknown;
-        if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
-          for (const key of Object.keys(parsed)) data.set(key, (parsed as Record<string, unknown>)[key]);
-        }
-        this._id = this.requestedId!;
-        this.storedId = this._id;
-        this.storedData = raw;
-      } catch {
-        // Unreadable data: start over under a new id.
-      }
+    const data = raw === null ? null : parseData(raw);
+    if (data !== null) {
+      this._id = this.requestedId!;
+      this.storedId = this._id;
+      this.storedData = raw;
     }
-    this.data = data;
+    // Nothing stored, or unreadable data: start over under a new id.
+    this.data = data ?? new Map();
   }
 
   private loaded(): Map<string, unknown> {
@@ -217,26 +216,64 @@ export class StoredSession implements Session {
     const track = (r: void | Promise<void>) => {
       if (r) pending.push(r);
     };
+    // The id a rotation replaces (retireId keeps only the stored id, so there is at most one).
+    const replaces = this.obsolete?.[0];
     if (this.obsolete) for (const old of this.obsolete) track(this.store.destroy(old));
     this.obsolete = null;
-    let outcome: SaveOutcome;
-    if (this.data.size === 0) {
-      if (this._id !== '' && this._id === this.storedId) track(this.store.destroy(this._id));
+    // The id is the one loaded from the store (or already written by this session): not new, not rotated.
+    const loadedId = this._id !== '' && this._id === this.storedId;
+    const serialized = this.data.size === 0 ? null : JSON.stringify(toRecord(this.data));
+    let settle = (): SaveOutcome => (serialized === null ? 'emptied' : 'stored');
+    if (loadedId && serialized === this.storedData) {
+      if (this.store.touch) track(this.store.touch(this._id));
+    } else if (loadedId && this.store.update) {
+      settle = this.merge(this.store.update.bind(this.store), track);
+    } else if (serialized === null) {
+      if (loadedId) track(this.store.destroy(this._id));
       this.storedId = '';
       this.storedData = null;
-      outcome = 'emptied';
     } else {
-      const serialized = JSON.stringify(toRecord(this.data));
-      if (this._id !== '' && this._id === this.storedId && serialized === this.storedData) {
-        if (this.store.touch) track(this.store.touch(this._id));
-      } else {
-        track(this.store.write(this.id, serialized, { member: holdsMember(this.data) }));
-        this.storedId = this._id;
-        this.storedData = serialized;
-      }
-      outcome = 'stored';
+      track(this.store.write(this.id, serialized, { member: holdsMember(this.data), created: !loadedId, replaces }));
+      this.storedId = this._id;
+      this.storedData = serialized;
     }
-    return pending.length ? Promise.all(pending).then(() => outcome) : outcome;
+    return pending.length ? Promise.all(pending).then(settle) : settle();
+  }
+
+  /**
+   * Saves through the store's atomic `update`: only what this request changed since it loaded the
+   * session (keys set, changed in place, or removed) is applied onto the data stored now, so changes
+   * other requests saved meanwhile are kept. Changes are found by comparing with the loaded data, key
+   * by key, rather than by recording `set` calls, because code may change an object read from the
+   * session in place. Returns what tells the outcome once the update is done.
+   */
+  private merge(update: NonNullable<SessionStore['update']>, track: (r: void | Promise<void>) => void): () => SaveOutcome {
+    const changes = changesBetween(parseData(this.storedData!) ?? new Map(), this.data!);
+    let merged: Map<string, unknown> | null = null;
+    let serialized: string | null = null;
+    track(update(this._id, (current): SessionUpdate | null => {
+      merged = parseData(current) ?? new Map();
+      for (const [key, value] of changes) {
+        if (value === REMOVED) merged.delete(key);
+        else merged.set(key, value);
+      }
+      if (merged.size === 0) return null;
+      serialized = JSON.stringify(toRecord(merged));
+      return { data: serialized, info: { member: holdsMember(merged), created: false } };
+    }));
+    return () => {
+      // The store no longer held the id (destroyed, expired, evicted): nothing was written, and
+      // nothing may be, so what the session knows is left as it is.
+      if (merged === null) return this.data!.size === 0 ? 'emptied' : 'stored';
+      this.data = merged;
+      if (serialized === null) {
+        this.storedId = '';
+        this.storedData = null;
+        return 'emptied';
+      }
+      this.storedData = serialized;
+      return 'stored';
+    };
   }
 
   /** After the response: later changes would be lost, so they throw instead. */
@@ -249,6 +286,33 @@ export class StoredSession implements Session {
 function holdsMember(data: Map<string, unknown>): boolean {
   for (const key of data.keys()) if (key.startsWith(SECURITY_SESSION_KEY_PREFIX)) return true;
   return false;
+}
+
+/** Marks a removed key among the changes (session values are JSON, never a symbol). */
+const REMOVED = Symbol('removed');
+
+/** The keys whose value differs between `before` and `after` (JSON-wise), with their new value or REMOVED. */
+function changesBetween(before: Map<string, unknown>, after: Map<string, unknown>): Map<string, unknown> {
+  const changes = new Map<string, unknown>();
+  for (const [key, value] of after) {
+    if (!before.has(key) || JSON.stringify(before.get(key)) !== JSON.stringify(value)) changes.set(key, value);
+  }
+  for (const key of before.keys()) if (!after.has(key)) changes.set(key, REMOVED);
+  return changes;
+}
+
+/** Stored data as a Map, or null when it is not a JSON object. */
+function parseData(raw: string): Map<string, unknown> | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
+  const data = new Map<string, unknown>();
+  for (const key of Object.keys(parsed)) data.set(key, (parsed as Record<string, unknown>)[key]);
+  return data;
 }
 
 function toRecord(data: Map<string, unknown>): Record<string, unknown> {

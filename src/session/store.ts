@@ -6,6 +6,25 @@ export interface SessionWriteInfo {
    * page that writes the session) can push every member out of the store and log them all out.
    */
   member: boolean;
+  /**
+   * The id was generated during this request (a new session, or the new id of a rotation): the only
+   * kind of write that may create an entry. A write with `created: false` is to an id the request
+   * loaded, and must be dropped when the store no longer holds that id (destroyed, expired or
+   * evicted meanwhile): it comes from a request that was in flight when the session went away.
+   */
+  created: boolean;
+  /**
+   * For a rotation (login, logout): the id this one replaces. A store that remembers which id replaced
+   * which can destroy the first replacement when the same id is rotated a second time (two
+   * concurrent logins on one session), so only one of them stays authenticated.
+   */
+  replaces?: string;
+}
+
+/** What `SessionStore.update`'s callback answers: the data to keep under the id, with its write info. */
+export interface SessionUpdate {
+  data: string;
+  info: SessionWriteInfo;
 }
 
 /**
@@ -13,19 +32,27 @@ export interface SessionWriteInfo {
  * its id; methods may answer synchronously (the memory store) or with a promise (a Redis or database
  * store), and the session machinery awaits only when they do.
  *
- * Keeping logout final: a request that loaded the session before a logout may finish after it. The
- * session writes only data that changed, but a request that did change it still writes it back under
- * the id the logout destroyed. A store should therefore refuse writes to ids it destroyed (as the
- * memory store does: ids are 256-bit random and never reused, so a destroyed id can never belong to a
- * live session again), or serialize a session's requests (locking, as PHP's native handler does).
+ * Rules for store authors:
+ * - Keeping logout final. A request that loaded the session before a logout (or before it expired or
+ *   was evicted) may finish after it, and write back. `write` must never re-create an id it does not
+ *   hold unless `info.created` is true: ids are 256-bit random and never reused, so an id that was
+ *   generated during the request is the only one that may legitimately be new. A store that cannot
+ *   tell whether it holds an id atomically should also refuse writes to ids it destroyed recently (the
+ *   memory store does both), or serialize a session's requests (locking, as PHP's native handler does).
+ * - Concurrent requests on one session. Without `update`, a request that changed the session writes
+ *   the whole session as it saw it, so of two concurrent requests the one that saves last wins and the
+ *   other's changes are lost. With `update` (atomic on the store's side: a compare-and-set, a
+ *   transaction, a Lua script), the session applies only the keys its request set or removed onto the
+ *   data stored at that moment. The memory store has it.
  */
 export interface SessionStore {
   /** The data saved under `id`, or null when there is none (unknown, expired or destroyed). Refreshes its idle lifetime. */
   read(id: string): string | null | Promise<string | null>;
   /**
    * Saves `data` under `id`, replacing what was there, and refreshes its idle lifetime. `info` says
-   * what the data holds so that a bounded store can choose what to evict (members last); a store that
-   * never evicts by count may ignore it. A write to an id this store destroyed should be dropped.
+   * what the data holds so that a bounded store can choose what to evict (members last), and whether
+   * the write may create the id: when `info.created` is false and the store does not hold `id`, the
+   * write must be dropped (see the rules above).
    */
   write(id: string, data: string, info?: SessionWriteInfo): void | Promise<void>;
   /** Forgets `id` (logout, id rotation). Unknown ids are ignored. */
@@ -37,11 +64,23 @@ export interface SessionStore {
    * (like the memory store) need not implement it.
    */
   touch?(id: string): void | Promise<void>;
+  /**
+   * Optional, atomic: when the store holds `id`, replaces its data with `apply(current)` (or destroys
+   * it when that is null) with no other write to `id` in between; when it does not hold `id`, does
+   * nothing (never creates it, and never calls `apply`). Used instead of `write` when a request
+   * changed a session it loaded, so concurrent requests on one session keep each other's changes.
+   */
+  update?(id: string, apply: (current: string) => SessionUpdate | null): void | Promise<void>;
 }
 
 export interface MemorySessionStoreOptions {
   /** Most sessions kept; sessions without a member go first, least recently used first. Default 10 000. */
   maxCount?: number;
+  /**
+   * Most data kept, all sessions together, counted as 2 bytes per UTF-16 code unit (what a string
+   * takes at worst); evicted as for `maxCount`. Default 64 MiB.
+   */
+  maxBytes?: number;
   /** A session untouched for this long is gone; a destroyed id stays refused this long. Default 1 800 s. */
   idleSeconds?: number;
   /** Largest data of one session, in UTF-16 code units; a larger write throws. Default 64 KiB. */
@@ -123,38 +162,60 @@ interface Entry {
   expiresAt: number;
 }
 
+interface Destroyed {
+  /** When the id may be forgotten. */
+  until: number;
+  /** The id that replaced it in a rotation (login), so that a second rotation can destroy it. */
+  successor: string | null;
+}
+
+/** What a session's data counts toward `maxBytes`: V8 keeps a string in one or two bytes per code unit. */
+function sizeOf(data: string): number {
+  return data.length * 2;
+}
+
 /**
- * The default store: a bounded in-process map. Memory stays within `maxCount × maxEntryLength` (plus
- * at most `maxCount` destroyed ids) whatever the traffic, and every operation is O(1) amortized.
+ * The default store: a bounded in-process map. Memory stays within `maxBytes` of data over at most
+ * `maxCount` sessions (plus at most `maxCount` destroyed ids) whatever the traffic, and every
+ * operation is O(1) amortized.
  *
  * - Sessions are kept in two lists in last-use order (a read or write moves an entry to the end):
  *   those holding a logged-in member and the others. Expired entries are swept from the front of both
  *   on every write.
- * - When the count bound is reached, sessions without a member are evicted first (least recently used
- *   first), so anonymous traffic, however heavy, cannot log members out. A member's session is evicted
- *   (least recently used member first) only when no other session is left but the one being written:
- *   the session just written is never the one evicted, since dropping it would silently lose the
- *   write (a visitor could never get a session, e.g. for a login form's CSRF token, once members fill
- *   the store).
- * - Destroyed ids are remembered for `idleSeconds` (at most `maxCount` of them, oldest dropped first)
- *   and a write to one is dropped: a request that loaded the session before a logout and changed it
- *   cannot bring the logged-out session back when it finishes.
- * - `read` refreshes the idle lifetime, so the store needs no `touch`.
+ * - When the count or size bound is reached, sessions without a member are evicted first (least
+ *   recently used first), so anonymous traffic, however heavy, cannot log members out. A member's
+ *   session is evicted (least recently used member first) only when no other session is left but the
+ *   one being written: the session just written is never the one evicted, since dropping it would
+ *   silently lose the write (a visitor could never get a session, e.g. for a login form's CSRF token,
+ *   once members fill the store).
+ * - A write that is not a creation (`info.created` false) to an id the store does not hold is dropped:
+ *   a request that loaded the session before a logout, an expiry or an eviction cannot bring it back
+ *   when it finishes, however long it took.
+ * - Destroyed ids are also remembered for `idleSeconds` (at most `maxCount` of them, oldest dropped
+ *   first) and any write to one is dropped, for writes that do not say whether they create.
+ * - A second rotation of an id (two concurrent logins on one session) destroys the id the first one
+ *   created, so only one of them stays authenticated.
+ * - `update` is atomic (the store is synchronous), so concurrent requests on one session keep each
+ *   other's changes. `read` refreshes the idle lifetime, so the store needs no `touch`.
  */
 export class MemorySessionStore implements SessionStore {
   readonly maxCount: number;
+  readonly maxBytes: number;
   readonly idleMs: number;
   readonly maxEntryLength: number;
   /** Sessions holding a logged-in member, evicted only when nothing else is left. */
   private readonly members = new LastUseList<Entry>();
   /** All other sessions, evicted first. */
   private readonly guests = new LastUseList<Entry>();
-  /** Destroyed ids → when they may be forgotten; destruction order is expiry order. */
-  private readonly destroyed = new LastUseList<number>();
+  /** Destroyed ids; destruction order is expiry order. */
+  private readonly destroyed = new LastUseList<Destroyed>();
+  /** `sizeOf` all kept sessions' data. */
+  private bytes = 0;
   private readonly now: () => number;
 
   constructor(options: MemorySessionStoreOptions = {}) {
     this.maxCount = Math.max(1, options.maxCount ?? 10_000);
+    this.maxBytes = Math.max(4, options.maxBytes ?? 64 * 1024 * 1024);
     this.idleMs = Math.max(1, options.idleSeconds ?? 1800) * 1000;
     this.maxEntryLength = Math.max(2, options.maxEntryLength ?? 64 * 1024);
     this.now = options.now ?? Date.now;
@@ -165,13 +226,18 @@ export class MemorySessionStore implements SessionStore {
     return this.members.size + this.guests.size;
   }
 
+  /** What the kept sessions' data counts toward `maxBytes` (expired ones not swept yet included). */
+  get storedBytes(): number {
+    return this.bytes;
+  }
+
   read(id: string): string | null {
     const list = this.members.has(id) ? this.members : this.guests;
     const entry = list.get(id);
     if (entry === undefined) return null;
     const now = this.now();
     if (entry.expiresAt <= now) {
-      list.delete(id);
+      this.remove(list, id);
       return null;
     }
     entry.expiresAt = now + this.idleMs;
@@ -179,56 +245,99 @@ export class MemorySessionStore implements SessionStore {
     return entry.data;
   }
 
-  /** Stores `data`; dropped (not stored) when `id` was destroyed less than `idleSeconds` ago. */
+  /**
+   * Stores `data`. Dropped (not stored) when `id` was destroyed less than `idleSeconds` ago, or when
+   * the write is not a creation and the store does not hold `id`. A write without `info` (a direct
+   * call; the session always gives it) may create.
+   */
   write(id: string, data: string, info?: SessionWriteInfo): void {
-    if (data.length > this.maxEntryLength) throw new Error(`Session data of ${data.length} characters exceeds the store's limit of ${this.maxEntryLength}.`);
+    if (data.length > this.maxEntryLength || sizeOf(data) > this.maxBytes) {
+      throw new Error(`Session data of ${data.length} characters exceeds the store's limit of ${Math.min(this.maxEntryLength, Math.floor(this.maxBytes / 2))}.`);
+    }
     const now = this.now();
     this.sweepDestroyed(now);
     if (this.destroyed.has(id)) return;
-    const entry = { data, expiresAt: now + this.idleMs };
-    if (info?.member) {
-      this.guests.delete(id);
-      this.members.set(id, entry);
-    } else {
-      this.members.delete(id);
-      this.guests.set(id, entry);
-    }
+    if (info?.created === false && this.live(id, now) === undefined) return;
+    if (info?.created && info.replaces !== undefined) this.succeed(info.replaces, id);
+    this.forget(id);
+    (info?.member ? this.members : this.guests).set(id, { data, expiresAt: now + this.idleMs });
+    this.bytes += sizeOf(data);
     this.sweep(now, id);
   }
 
+  /** Applies `apply` to the data held under `id`, synchronously (so atomically); nothing when not held. */
+  update(id: string, apply: (current: string) => SessionUpdate | null): void {
+    const entry = this.live(id, this.now());
+    if (entry === undefined) return;
+    const next = apply(entry.data);
+    if (next === null) this.destroy(id);
+    else this.write(id, next.data, { ...next.info, created: false });
+  }
+
   destroy(id: string): void {
-    this.members.delete(id);
-    this.guests.delete(id);
+    this.forget(id);
     const now = this.now();
-    this.destroyed.set(id, now + this.idleMs);
+    // Destroyed again (a second rotation of the same id): the first record keeps its successor.
+    if (!this.destroyed.has(id)) this.destroyed.set(id, { until: now + this.idleMs, successor: null });
     this.sweepDestroyed(now);
   }
 
+  /** The entry held under `id` when it has not expired. */
+  private live(id: string, now: number): Entry | undefined {
+    const entry = this.members.get(id) ?? this.guests.get(id);
+    return entry !== undefined && entry.expiresAt > now ? entry : undefined;
+  }
+
   /**
-   * Drops expired entries (at the front of each list), then evicts above the bound: the least recently
-   * used session without a member, or, when the only one left is `current`, the least recently used
-   * member.
+   * Records that `id` replaced the destroyed `old`. When `old` had already been replaced (the same
+   * session rotated twice by concurrent requests), that first replacement is destroyed: two ids
+   * born of one session would otherwise both stay authenticated, one of them held by no client.
+   */
+  private succeed(old: string, id: string): void {
+    const record = this.destroyed.get(old);
+    if (record === undefined) return;
+    if (record.successor !== null && record.successor !== id) this.destroy(record.successor);
+    record.successor = id;
+  }
+
+  private remove(list: LastUseList<Entry>, id: string): void {
+    const entry = list.get(id);
+    if (entry === undefined) return;
+    list.delete(id);
+    this.bytes -= sizeOf(entry.data);
+  }
+
+  private forget(id: string): void {
+    this.remove(this.members, id);
+    this.remove(this.guests, id);
+  }
+
+  /**
+   * Drops expired entries (at the front of each list), then evicts above the bounds: the least
+   * recently used session without a member, or, when the only one left is `current`, the least
+   * recently used member.
    */
   private sweep(now: number, current: string): void {
-    dropExpired(this.guests, now);
-    dropExpired(this.members, now);
-    while (this.size > this.maxCount) {
+    this.dropExpired(this.guests, now);
+    this.dropExpired(this.members, now);
+    while (this.size > this.maxCount || this.bytes > this.maxBytes) {
       const guestsToSpare = this.guests.has(current) ? 1 : 0;
       const list = this.guests.size > guestsToSpare ? this.guests : this.members;
-      // The current entry is at the back of its list and that list has another entry, so the front is not it.
-      list.delete(list.oldest()!.key);
+      // Above either bound another entry than `current` is kept (`current` alone fits in `maxBytes`),
+      // and `current` is at the back of its list, so the front of the list chosen is not it.
+      this.remove(list, list.oldest()!.key);
     }
+  }
+
+  private dropExpired(list: LastUseList<Entry>, now: number): void {
+    for (let oldest = list.oldest(); oldest !== null && oldest.value.expiresAt <= now; oldest = list.oldest()) this.remove(list, oldest.key);
   }
 
   /** Forgets destroyed ids whose time is up and the oldest ones above `maxCount`. */
   private sweepDestroyed(now: number): void {
     for (let oldest = this.destroyed.oldest(); oldest !== null; oldest = this.destroyed.oldest()) {
-      if (oldest.value > now && this.destroyed.size <= this.maxCount) break;
+      if (oldest.value.until > now && this.destroyed.size <= this.maxCount) break;
       this.destroyed.delete(oldest.key);
     }
   }
-}
-
-function dropExpired(list: LastUseList<Entry>, now: number): void {
-  for (let oldest = list.oldest(); oldest !== null && oldest.value.expiresAt <= now; oldest = list.oldest()) list.delete(oldest.key);
 }

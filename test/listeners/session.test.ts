@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { getMember, HttpResponse, logIn, logOut, MemorySessionStore, type RouteDefinition } from '../../src/index.ts';
-import { send, setCookies, testApp } from '../pipeline/harness.ts';
+import { getMember, HttpResponse, logIn, logOut, MemorySessionStore, type App, type RouteDefinition } from '../../src/index.ts';
+import { gate, send, setCookies, testApp } from '../pipeline/harness.ts';
 
 const routes: RouteDefinition[] = [
   { name: 'plain', path: '/plain', controller: () => HttpResponse.text('no session here') },
@@ -124,13 +124,6 @@ test('an asynchronous session store works end to end', async () => {
   assert.deepEqual(await r.json(), { count: 1 });
 });
 
-/** A promise and the function that settles it: lets a test hold a request inside its controller. */
-function gate() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { open, opened };
-}
-
 /** An app with logins, a page that writes the session for anonymous visitors, and slow pages held by gates. */
 function memberApp(store: MemorySessionStore) {
   const entered = gate();
@@ -231,4 +224,109 @@ test('a session that is only read gets the same response as before and stays ali
     assert.equal(r.headers.getSetCookie().length, 0, 'the client already has the cookie');
     assert.equal(r.headers.get('cache-control'), 'max-age=0, must-revalidate, private');
   }
+});
+
+for (const [how, endSession] of [
+  // Each anonymous logout destroys a stored id: maxCount of them pushed the logged-out id out of the store's destroyed list.
+  ['logged out, then pushed out of the destroyed list by other logouts', async (app: App, sid: string, store: MemorySessionStore) => {
+    await send(app, '/logout', { headers: { cookie: `IRMSSESSID=${sid}` } });
+    for (let i = 0; i < 2 * store.maxCount; i++) {
+      const guest = setCookies(await send(app, '/cart')).get('IRMSSESSID')!.value;
+      await send(app, '/logout', { headers: { cookie: `IRMSSESSID=${guest}` } });
+    }
+  }],
+  ['expired', async (_app: App, _sid: string, store: MemorySessionStore, now: { ms: number }) => {
+    now.ms += store.idleMs;
+  }],
+  ['evicted', async (app: App, _sid: string, store: MemorySessionStore) => {
+    for (let i = 0; i < store.maxCount; i++) {
+      const r = await send(app, '/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ member: `other${i}` }) });
+      assert.equal(r.status, 200);
+    }
+  }],
+] as const) {
+  test(`regression: a member session ${how} came back, member included, through the late write of a request in flight`, async () => {
+    const now = { ms: 0 };
+    const store = new MemorySessionStore({ maxCount: 5, idleSeconds: 60, now: () => now.ms });
+    const { app, login, me, entered, release } = memberApp(store);
+    const sid = await login('m1');
+    const inFlight = send(app, '/slow-write', { headers: { cookie: `IRMSSESSID=${sid}` } });
+    await entered; // loaded the session and authenticated the member
+
+    await endSession(app, sid, store, now);
+    assert.equal(await me(sid), 'anonymous');
+
+    release();
+    const late = await inFlight;
+    assert.equal(late.status, 200);
+    await late.text();
+    assert.equal(late.headers.getSetCookie().length, 0, 'the late response sets no session cookie');
+    assert.equal(await me(sid), 'anonymous', 'the old cookie does not log anyone in again');
+    assert.equal(store.read(sid), null);
+  });
+}
+
+/** An app whose `/hold/:key` pages load the session, wait until `release()`, then set or remove a key. */
+function concurrentApp() {
+  const release = gate();
+  let entered = 0;
+  const routes: RouteDefinition[] = [
+    { name: 'seed', path: '/seed', controller: (r) => { r.getSession().set('seed', 1); r.getSession().set('gone', 1); return HttpResponse.text('seeded'); } },
+    { name: 'hold', path: '/hold/:op/:key', controller: async (r) => {
+      const session = r.getSession();
+      session.get('seed');
+      entered++;
+      await release.opened;
+      if (r.attributes.get('op') === 'set') session.set(r.attributes.getString('key'), true);
+      else session.remove(r.attributes.getString('key'));
+      return HttpResponse.text('done');
+    } },
+    { name: 'keys', path: '/keys', controller: (r) => HttpResponse.json(Object.keys(r.getSession().all()).sort()) },
+  ];
+  const { app } = testApp({ routes, sessionStore: new MemorySessionStore(), env: 'prod', debug: false });
+  return { app, release: release.open, entered: () => entered };
+}
+
+test('regression: concurrent requests on one session lost each other\'s changes (the last one saved won)', async () => {
+  const { app, release, entered } = concurrentApp();
+  const sid = setCookies(await send(app, '/seed')).get('IRMSSESSID')!.value;
+  const cookie = { headers: { cookie: `IRMSSESSID=${sid}` } };
+  const keys = Array.from({ length: 20 }, (_, i) => `k${String(i).padStart(2, '0')}`);
+  const pending = [...keys.map((key) => send(app, `/hold/set/${key}`, cookie)), send(app, '/hold/remove/gone', cookie)];
+  while (entered() < pending.length) await new Promise((resolve) => setImmediate(resolve));
+  release(); // every request loaded the same data; each now changes its own key
+  for (const r of await Promise.all(pending)) {
+    assert.equal(await r.text(), 'done');
+    assert.equal(r.headers.getSetCookie().length, 0, 'the session id is unchanged');
+  }
+  assert.deepEqual(await (await send(app, '/keys', cookie)).json(), [...keys, 'seed'], 'every key set is kept, the removed one is gone');
+});
+
+test('regression: two concurrent logins on one session left two authenticated ids; the second destroys the first one\'s id', async () => {
+  const store = new MemorySessionStore();
+  const held = gate();
+  let entered = 0;
+  const routes: RouteDefinition[] = [
+    { name: 'cart', path: '/cart', controller: (r) => { r.getSession().set('n', 1); return HttpResponse.text('cart'); } },
+    { name: 'slow_login', path: '/slow-login/:member', controller: async (r) => {
+      r.getSession().get('n');
+      entered++;
+      await held.opened;
+      logIn(r, { memberId: r.attributes.getString('member'), irmsToken: 'tok' });
+      return HttpResponse.text('in');
+    } },
+    { name: 'me', path: '/me', controller: (r) => HttpResponse.text(getMember(r)?.memberId ?? 'anonymous') },
+  ];
+  const { app } = testApp({ routes, sessionStore: store, env: 'prod', debug: false, environment: { APP_SECRET: 'test-secret' } });
+  const me = async (sid: string) => (await send(app, '/me', { headers: { cookie: `IRMSSESSID=${sid}` } })).text();
+  const sid = setCookies(await send(app, '/cart')).get('IRMSSESSID')!.value;
+  const first = send(app, '/slow-login/m1', { headers: { cookie: `IRMSSESSID=${sid}` } });
+  const second = send(app, '/slow-login/m2', { headers: { cookie: `IRMSSESSID=${sid}` } });
+  while (entered < 2) await new Promise((resolve) => setImmediate(resolve));
+  held.open();
+  const [id1, id2] = (await Promise.all([first, second])).map((r) => setCookies(r).get('IRMSSESSID')!.value);
+  assert.notEqual(id1, id2);
+  assert.equal(await me(id2), 'm2', 'the login saved last holds the session');
+  assert.equal(await me(id1), 'anonymous', 'the id of the first login no longer logs anyone in');
+  assert.equal(await me(sid), 'anonymous');
 });

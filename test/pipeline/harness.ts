@@ -35,3 +35,10 @@ export function records(lines: string[]): { channel: string; level_name: string;
 }
 
 export const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+/** A promise and the function that settles it: lets a test hold a request inside its controller. */
+export function gate(): { open: () => void; opened: Promise<void> } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}

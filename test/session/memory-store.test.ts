@@ -118,7 +118,7 @@ test('an asynchronous store is awaited through start()', async () => {
 
 test('regression: anonymous sessions are evicted before members (F1: a flood of anonymous sessions logged every member out)', () => {
   const store = new MemorySessionStore({ maxCount: 3 });
-  store.write('m1', 'member 1', { member: true });
+  store.write('m1', 'member 1', { member: true, created: true });
   for (let i = 0; i < 100; i++) {
     store.write(`g${i}`, 'guest');
     assert.ok(store.size <= 3);
@@ -129,14 +129,14 @@ test('regression: anonymous sessions are evicted before members (F1: a flood of 
   assert.equal(store.read('g97'), null, 'the least recently used anonymous session went first');
 
   // Members push out the remaining anonymous sessions before one another.
-  store.write('m2', 'member 2', { member: true });
-  store.write('m3', 'member 3', { member: true });
+  store.write('m2', 'member 2', { member: true, created: true });
+  store.write('m3', 'member 3', { member: true, created: true });
   assert.equal(store.read('g99'), null);
   assert.equal(store.read('m2'), 'member 2');
   assert.equal(store.read('m1'), 'member 1');
   assert.equal(store.read('m3'), 'member 3');
   // Only members left (last use: m2, m1, m3): the least recently used member goes.
-  store.write('m4', 'member 4', { member: true });
+  store.write('m4', 'member 4', { member: true, created: true });
   assert.equal(store.size, 3);
   assert.equal(store.read('m2'), null);
   assert.deepEqual([store.read('m1'), store.read('m3'), store.read('m4')], ['member 1', 'member 3', 'member 4']);
@@ -149,8 +149,8 @@ test('regression: anonymous sessions are evicted before members (F1: a flood of 
 
 test('a new anonymous session is kept even when members fill the store: the least recently used member makes room', () => {
   const store = new MemorySessionStore({ maxCount: 2 });
-  store.write('m1', '1', { member: true });
-  store.write('m2', '2', { member: true });
+  store.write('m1', '1', { member: true, created: true });
+  store.write('m2', '2', { member: true, created: true });
   store.write('g1', 'guest');
   assert.equal(store.read('g1'), 'guest', 'the write that just happened is not lost');
   assert.equal(store.read('m1'), null);
@@ -163,7 +163,7 @@ test('a new anonymous session is kept even when members fill the store: the leas
 test('expired sessions go before anything else, members included', () => {
   let now = 0;
   const store = new MemorySessionStore({ maxCount: 3, idleSeconds: 10, now: () => now });
-  store.write('m', 'member', { member: true });
+  store.write('m', 'member', { member: true, created: true });
   now = 5_000;
   store.write('g1', '1');
   store.write('g2', '2');
@@ -176,9 +176,9 @@ test('expired sessions go before anything else, members included', () => {
 test('regression: a write to a destroyed id is dropped; destroyed ids are remembered for idleSeconds, at most maxCount of them (F2: logout undone by a request in flight)', () => {
   let now = 0;
   const store = new MemorySessionStore({ maxCount: 3, idleSeconds: 10, now: () => now });
-  store.write('a', 'member', { member: true });
+  store.write('a', 'member', { member: true, created: true });
   store.destroy('a');
-  store.write('a', 'member', { member: true });
+  store.write('a', 'member', { member: true, created: true });
   assert.equal(store.read('a'), null, 'the late write did not re-create the destroyed id');
   assert.equal(store.size, 0);
 
@@ -254,4 +254,89 @@ test('the store is told whether a session holds a member; ids generated during t
   assert.equal(loggedOut.save(), 'emptied');
   assert.deepEqual(calls, ['destroy'], 'only the stored id is destroyed, not the fresh ones');
   assert.equal(SECURITY_SESSION_KEY_PREFIX, sessionKey('main').slice(0, -'main'.length), 'the prefix the session layer knows is the one the firewall uses');
+});
+
+test('regression: the memory store was bounded only by count × entry size (over a gigabyte at the defaults); its data is now bounded in total, guests evicted first', () => {
+  assert.equal(new MemorySessionStore().maxBytes, 64 * 1024 * 1024, 'default 64 MiB');
+  const store = new MemorySessionStore({ maxBytes: 1000 }); // 500 UTF-16 code units
+  store.write('m', 'm'.repeat(100), { member: true, created: true });
+  for (let i = 0; i < 50; i++) {
+    store.write(`g${i}`, 'g'.repeat(100));
+    assert.ok(store.storedBytes <= 1000, `within the bound (${store.storedBytes})`);
+  }
+  assert.equal(store.read('m'), 'm'.repeat(100), 'the member outlived 50 large anonymous sessions');
+  assert.equal(store.read('g49'), 'g'.repeat(100), 'the newest guest is kept');
+  assert.equal(store.read('g45'), null, 'older guests went first');
+  assert.equal(store.size, 5);
+  // A write replacing a session counts its new size only; members go only when nothing else is left.
+  store.write('g49', 'g'.repeat(10));
+  store.write('m2', 'm'.repeat(395), { member: true, created: true });
+  assert.deepEqual([store.read('m'), store.read('m2'), store.read('g49')], ['m'.repeat(100), 'm'.repeat(395), null]);
+  assert.equal(store.storedBytes, 990);
+  assert.throws(() => store.write('big', 'x'.repeat(501)), /exceeds/, 'one session larger than the whole bound is refused');
+  store.destroy('m');
+  assert.equal(store.storedBytes, 790);
+});
+
+test('regression: a write that is not a creation re-created an id the store no longer held (destroyed and forgotten, expired, evicted)', () => {
+  let now = 0;
+  const store = new MemorySessionStore({ maxCount: 2, idleSeconds: 10, now: () => now });
+  const late = { member: true, created: false };
+  store.write('a', 'member', { member: true, created: true });
+  store.destroy('a');
+  for (const id of ['b', 'c', 'd']) store.destroy(id); // 'a' leaves the list of destroyed ids
+  store.write('a', 'member', late);
+  assert.equal(store.read('a'), null, 'destroyed, forgotten, still not re-created');
+
+  store.write('e', 'member', { member: true, created: true });
+  now = 10_000;
+  store.write('e', 'member', late);
+  assert.equal(store.read('e'), null, 'expired');
+
+  now = 20_000;
+  for (const id of ['f', 'g', 'h']) store.write(id, id, { member: true, created: true });
+  assert.equal(store.read('f'), null, 'evicted');
+  store.write('f', 'f', late);
+  assert.equal(store.read('f'), null, 'not re-created');
+  store.write('h', 'h2', late);
+  assert.equal(store.read('h'), 'h2', 'an id the store holds is written');
+  store.update('f', () => ({ data: 'f', info: late }));
+  assert.equal(store.read('f'), null, 'update never creates');
+});
+
+test('regression: with a store that has update, a session applies only its own changes onto what other requests saved meanwhile', () => {
+  const store = new MemorySessionStore();
+  const seed = new StoredSession(store, null);
+  seed.set('cart', { items: ['a'] });
+  seed.set('old', 1);
+  seed.save();
+  const id = seed.id;
+  const [one, two, three] = [0, 1, 2].map(() => new StoredSession(store, id));
+  for (const s of [one, two, three]) s.get('cart');
+  one.set('x', 1);
+  (two.get('cart') as { items: string[] }).items.push('b'); // changed in place, never set again
+  three.remove('old');
+  for (const s of [one, two, three]) assert.equal(s.save(), 'stored');
+  assert.deepEqual(JSON.parse(store.read(id)!), { cart: { items: ['a', 'b'] }, x: 1 });
+  assert.deepEqual({ ...three.peek() }, { cart: { items: ['a', 'b'] }, x: 1 }, 'the session holds what it saved');
+
+  // A rotation keeps replace semantics: the new id holds this request's view only.
+  const rotating = new StoredSession(store, id);
+  const other = new StoredSession(store, id);
+  rotating.get('x');
+  other.set('y', 1);
+  other.save();
+  rotating.migrate();
+  rotating.save();
+  assert.equal(store.read(id), null);
+  assert.deepEqual(JSON.parse(store.read(rotating.id)!), { cart: { items: ['a', 'b'] }, x: 1 });
+
+  // Emptied by one request while another added a key: the added key is kept under the same id.
+  const clearing = new StoredSession(store, rotating.id);
+  const adding = new StoredSession(store, rotating.id);
+  clearing.clear();
+  adding.set('z', 1);
+  adding.save();
+  assert.equal(clearing.save(), 'stored');
+  assert.deepEqual(JSON.parse(store.read(rotating.id)!), { z: 1 });
 });
