@@ -3,17 +3,58 @@ import { formatRecord, type LogFormat } from './format.ts';
 import type { LogRecord } from './record.ts';
 import { maskQuerySecrets } from '../debug/profiler/mask.ts';
 
-/** Where formatted lines go. The runtime entries pass stderr; tests pass an array's push. */
-export type LogSink = (line: string) => void;
+/**
+ * Where formatted lines go. The runtime entries pass stderr; tests pass an array's push. A sink may be
+ * asynchronous (a network shipper): its promise's rejection is ignored, as a synchronous throw is.
+ * Two signatures, not `(line) => void | Promise<void>`: that one would refuse `(l) => lines.push(l)`.
+ */
+export type LogSink = ((line: string) => void) | ((line: string) => Promise<void>);
 
-export function stderrSink(): LogSink {
-  const proc = (globalThis as { process?: { stderr?: { write(s: string): unknown } } }).process;
-  if (proc?.stderr?.write) {
-    const stderr = proc.stderr;
-    return (line) => void stderr.write(line + '\n');
-  }
-  return (line) => console.error(line);
+/**
+ * Bytes stderr may hold queued before lines are dropped. Node queues a write to a pipe nobody reads (a
+ * stalled log driver) in memory without limit, and every request, anonymous ones too, adds lines
+ * (CONTRACT §10). 8 MiB is seconds of logging at full load: a reader that merely lags loses nothing.
+ */
+export const STDERR_BACKLOG_BYTES = 8 * 1024 * 1024;
+
+/** What stderrSink needs of a stream: Node's `process.stderr`, a Writable in tests. */
+export interface LineStream {
+  write(s: string): unknown;
+  /** Bytes queued and not yet handed to the OS (Node's Writable); absent where writes are synchronous. */
+  readonly writableLength?: number;
+  once?(event: 'drain', listener: () => void): unknown;
 }
+
+/**
+ * Lines to `process.stderr` (console.error where there is none). Past `limit` queued bytes a line is
+ * dropped and counted; when the stream has drained, one line says how many were lost. Deno's
+ * `process.stderr` writes synchronously (its writableLength stays 0), so the bound never trips there.
+ */
+export function stderrSink(stream?: LineStream, limit = STDERR_BACKLOG_BYTES): LogSink {
+  const target = stream ?? (globalThis as { process?: { stderr?: LineStream } }).process?.stderr;
+  if (!target?.write) return (line) => console.error(line);
+  let dropped = 0;
+  return (line) => {
+    if ((target.writableLength ?? 0) > limit) {
+      // The queue is past the stream's high-water mark, so the last write returned false: 'drain' comes.
+      if (dropped++ === 0) {
+        target.once?.('drain', () => {
+          const count = dropped;
+          dropped = 0;
+          target.write(`irms-web: ${count} log lines dropped (stderr not keeping up)\n`);
+        });
+      }
+      return;
+    }
+    target.write(line + '\n');
+  };
+}
+
+/**
+ * Calls of an asynchronous sink not settled yet, at most: past this lines are dropped, as stderr's
+ * backlog bound does, so a slow collector cannot make them grow with traffic (CONTRACT §10).
+ */
+export const MAX_PENDING_SINK_WRITES = 1024;
 
 /**
  * The application's log stream: formats and writes records at or above `minLevel`. Records for one
@@ -21,6 +62,12 @@ export function stderrSink(): LogSink {
  */
 export class LogStream {
   readonly minLevel: number;
+  /** Promises of the sink not settled yet. */
+  private pending = 0;
+  /** Lines not handed to the sink since it last kept up. */
+  private dropped = 0;
+  private readonly settle = () => void this.pending--;
+
   constructor(
     private readonly sink: LogSink,
     minLevel: LevelName,
@@ -35,8 +82,26 @@ export class LogStream {
 
   write(record: LogRecord): void {
     if (record.level < this.minLevel) return;
+    if (this.pending >= MAX_PENDING_SINK_WRITES) {
+      this.dropped++;
+      return;
+    }
+    if (this.dropped > 0) {
+      const count = this.dropped;
+      this.dropped = 0;
+      this.send({ ...record, channel: 'app', level: LEVELS.warning, levelName: 'warning', message: `${count} log lines dropped (the log sink was not keeping up)`, context: {} });
+    }
+    this.send(record);
+  }
+
+  private send(record: LogRecord): void {
     try {
-      this.sink(formatRecord(record, this.format));
+      const result = this.sink(formatRecord(record, this.format));
+      if (result !== undefined && typeof (result as { then?: unknown }).then === 'function') {
+        // A broken sink must never break a request, nor the process through an unhandled rejection.
+        this.pending++;
+        result.then(this.settle, this.settle);
+      }
     } catch {
       // A broken log sink must never break a request.
     }

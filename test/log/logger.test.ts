@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { formatRecord, MAX_PREVIOUS_EXCEPTIONS } from '../../src/log/format.ts';
-import { Logger, LogStream, MAX_RECORDS_PER_REQUEST } from '../../src/log/logger.ts';
+import { Logger, LogStream, MAX_PENDING_SINK_WRITES, MAX_RECORDS_PER_REQUEST, stderrSink } from '../../src/log/logger.ts';
+import { once } from 'node:events';
+import { Writable } from 'node:stream';
 import { interpolate } from '../../src/log/record.ts';
 import { NotFoundHttpException, ResourceNotFoundException } from '../../src/kernel/exceptions.ts';
 
@@ -126,4 +128,68 @@ test('the previous-exception chain in a log context is bounded and cycle-safe', 
   assert.deepEqual(context.cyclic.split('\n').map((l: string) => /\): (\w+) at /.exec(l)![1]), ['b', 'a']);
   assert.equal(context.hostile.split('\n').length, 1);
   assert.equal(context.plain.split('\n').length, 1);
+});
+
+test('regression: with a stalled stderr pipe the log stream queued lines without limit; past the bound they are dropped and counted once it drains', async () => {
+  // A pipe whose reader stopped: nothing written is acknowledged until `release`.
+  const received: string[] = [];
+  let stalled = true;
+  const held: (() => void)[] = [];
+  const pipe = new Writable({
+    highWaterMark: 64,
+    write(chunk: Buffer, _encoding, done) {
+      received.push(chunk.toString());
+      if (stalled) held.push(done);
+      else done();
+    },
+  });
+  const limit = 1024;
+  const stream = new LogStream(stderrSink(pipe, limit), 'debug', 'line');
+  const logger = new Logger(stream, false, () => ({}));
+  for (let i = 0; i < 100; i++) logger.error('request', `line ${i} ${'x'.repeat(80)}`);
+  assert.ok(pipe.writableLength <= limit + 200, `${pipe.writableLength} bytes queued with a bound of ${limit}`);
+
+  const drained = once(pipe, 'drain');
+  stalled = false;
+  held.splice(0).forEach((done) => done());
+  await drained;
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  const kept = received.filter((l) => l.includes('] request.ERROR: line '));
+  // Each line is over 80 bytes: what was taken in is about the bound's worth, not all 100.
+  assert.ok(kept.length <= limit / 80 + 1, `${kept.length} lines taken in`);
+  assert.deepEqual(received.slice(kept.length), [`irms-web: ${100 - kept.length} log lines dropped (stderr not keeping up)\n`]);
+  // Once drained, lines go through again.
+  logger.error('request', 'after the drain');
+  assert.match(received.at(-1)!, /request\.ERROR: after the drain/);
+});
+
+test('regression: a logSink written as an async function gave one unhandled rejection per line when it rejected', async () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const logger = new Logger(new LogStream(async () => { throw new Error('collector down'); }, 'debug', 'line'), false, extra);
+    for (let i = 0; i < 10; i++) logger.error('request', 'lost');
+    await new Promise<void>((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(unhandled, []);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});
+
+test('regression: an async logSink that never settled had its calls pile up without bound; past MAX_PENDING_SINK_WRITES lines are dropped and counted', async () => {
+  const lines: string[] = [];
+  const settle: (() => void)[] = [];
+  const sink = (line: string) => new Promise<void>((resolve) => {
+    lines.push(line);
+    settle.push(resolve);
+  });
+  const logger = new Logger(new LogStream(sink, 'debug', 'line'), false, () => ({}));
+  for (let i = 0; i < MAX_PENDING_SINK_WRITES + 76; i++) logger.warning('app', `slow ${i}`);
+  assert.equal(lines.length, MAX_PENDING_SINK_WRITES);
+  settle.splice(0).forEach((resolve) => resolve());
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  logger.warning('app', 'after');
+  assert.match(lines.at(-2)!, /app\.WARNING: 76 log lines dropped \(the log sink was not keeping up\)/);
+  assert.match(lines.at(-1)!, /app\.WARNING: after/);
 });

@@ -49,8 +49,9 @@ test('two processes share one file store', { timeout: 60_000 }, async () => {
   assert.equal(new Set(all).size, all.length, 'tokens unique across both processes');
 
   const index = readFileSync(join(dir, 'index.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).token as string);
-  assert.equal(index.length, MAX, 'the bound holds');
-  assert.equal(new Set(index).size, MAX);
+  // Past the bound the index goes down to 90 % of it (a rewrite every tenth of `max`, not every batch).
+  assert.ok(index.length <= MAX && index.length >= MAX - MAX / 10, `the bound holds: ${index.length} of ${MAX}`);
+  assert.equal(new Set(index).size, index.length);
   const files = readdirSync(dir);
   const profiles = files.filter((n) => /^[0-9a-f]{6}\.json$/.test(n));
   assert.deepEqual(profiles.map((n) => n.slice(0, 6)).sort(), [...index].sort(), 'exactly the indexed profiles are on disk');

@@ -36,12 +36,51 @@ const MAX_LOST = 256;
 const RETRY_AFTER_MS = 1000;
 /**
  * Profiles handed to `write` and not yet indexed, at most (CONTRACT §10: each one holds its collected
- * profile in memory, and its file is in the directory before eviction counts it). Past this a profile
- * is dropped; the bound is a burst's worth of writes, far more than a directory that keeps up needs.
+ * profile in memory, and its file is in the directory before eviction counts it). Tokens handed out
+ * count too: past this no token is handed out (the response goes unprofiled), and a profile written
+ * without one of those tokens is dropped. The bound is a burst's worth of writes, far more than a
+ * directory that keeps up needs.
  */
 export const MAX_WAITING_WRITES = 256;
 /** How long the same store failure is not reported again (a list page asked for every second). */
 const REPORT_AGAIN_MS = 60_000;
+/** Evicted profile files unlinked at once: enough to overlap, few enough to leave the libuv pool to others. */
+const UNLINK_CHUNK = 8;
+
+/**
+ * The index as last read (readIndex): its inode, the bytes read (up to the last newline: a line still
+ * being appended is read whole next time), the last few of those bytes (to check that the file still
+ * holds them there), and what they held.
+ */
+interface IndexView {
+  ino: number;
+  size: number;
+  tail: Uint8Array;
+  summaries: ProfileSummary[];
+  tokens: Set<string>;
+  bytes: number;
+}
+
+const NEWLINE = 0x0a;
+const TAIL_BYTES = 64;
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** `length` bytes of a file from `position` (fewer if it is shorter). */
+async function readBytes(handle: Awaited<ReturnType<Fs['open']>>, position: number, length: number): Promise<Uint8Array> {
+  const bytes = new Uint8Array(length);
+  let filled = 0;
+  while (filled < length) {
+    const { bytesRead } = await handle.read(bytes, filled, length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return bytes.subarray(0, filled);
+}
 
 /** A profile whose file is being written, waiting for its index line (`drain`). */
 interface PendingLine {
@@ -83,7 +122,7 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
    */
   private readonly pendingLines: PendingLine[] = [];
   private draining: Promise<void> | null = null;
-  /** `write` calls not finished: bounded by MAX_WAITING_WRITES. */
+  /** `write` calls not finished: MAX_WAITING_WRITES, plus at most as many again whose token was handed out before the queue filled. */
   private waiting = 0;
   /** Profiles dropped since the queue last filled up; 0 when it is not full. */
   private dropped = 0;
@@ -102,10 +141,20 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
   private readonly pid = processId();
   /** Tokens handed out whose file is still being created (reserveToken), oldest first. */
   private readonly claims = new Map<string, Claim>();
+  /**
+   * Tokens handed out (reserveToken) whose profile has not reached `write`, in the order handed out:
+   * at most MAX_WAITING_WRITES, since none is handed out past that (refuseWhileQueueFull).
+   */
+  private readonly admitted = new Map<string, number>();
   /** Claimed tokens whose file could not be created, until their write comes. */
   private readonly lost = new Map<string, Error>();
-  /** The tokens of the index as last read: other processes' profiles too. */
-  private indexed: ReadonlySet<string> = new Set();
+  /**
+   * The parsed index, kept between reads so that a batch reads only the lines appended since: reading
+   * and parsing the whole index for every batch stalled the event loop with a large `max`.
+   */
+  private view: IndexView | null = null;
+  /** Index reads run one at a time: each extends `view` from where the previous one stopped. */
+  private indexReads: Promise<unknown> = Promise.resolve();
   /** The last failure to create a reservation, until one succeeds. */
   private failure: { error: Error; at: number } | null = null;
 
@@ -186,16 +235,21 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
    * (or MAX_CLAIMS are waiting) no token is handed out, so the response goes out unprofiled and the
    * listener logs why, and memory does not grow with the traffic. A directory that fails outright
    * (missing, read-only) pauses tokens for RETRY_AFTER_MS after each failure in the same way, rather
-   * than linking responses to profiles that cannot be stored.
+   * than linking responses to profiles that cannot be stored. So does a write queue that is full (or
+   * has overflowed and not yet drained to half): that response's profile would be dropped, and its
+   * link would point to nothing.
    */
   reserveToken(): string {
-    const pooled = this.takePooled();
+    this.refuseWhileQueueFull();
+    let token = this.takePooled();
     this.refill();
-    if (pooled !== null) return pooled;
-    this.refuseWhileStalled();
-    const token = this.freeToken();
-    this.reserveLocal(token);
-    this.claim(token);
+    if (token === null) {
+      this.refuseWhileStalled();
+      token = this.freeToken();
+      this.reserveLocal(token);
+      this.claim(token);
+    }
+    this.admitted.set(token, Date.now());
     return token;
   }
 
@@ -214,6 +268,21 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     return null;
   }
 
+  /**
+   * Responses that got a token and have not reached `write` yet count against the queue's bound as
+   * if queued: each of them will be, and its profile is then never dropped (write). Those whose write
+   * never came (a host that skips kernel.terminate) stop counting after RESERVATION_TTL_MS.
+   */
+  private refuseWhileQueueFull(): void {
+    const cutoff = Date.now() - RESERVATION_TTL_MS;
+    for (const [token, at] of this.admitted) {
+      if (at >= cutoff) break;
+      this.admitted.delete(token);
+    }
+    if (this.waiting + this.admitted.size < MAX_WAITING_WRITES && !this.overflowing) return;
+    throw new Error(`The profile write queue is full (${this.waiting} profiles waiting for "${this.dir}", ${this.admitted.size} responses about to add theirs); this response is not profiled.`);
+  }
+
   private refuseWhileStalled(): void {
     const failure = this.failure;
     if (failure !== null && Date.now() - failure.at < RETRY_AFTER_MS) {
@@ -230,7 +299,7 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
   private freeToken(): string {
     for (let attempt = 0; attempt < 64; attempt++) {
       const token = randomToken();
-      if (this.reserved.has(token) || this.claims.has(token) || this.indexed.has(token) || (attempt < 32 && this.recent.has(token))) continue;
+      if (this.reserved.has(token) || this.claims.has(token) || this.view?.tokens.has(token) === true || (attempt < 32 && this.recent.has(token))) continue;
       return token;
     }
     throw new Error('No free profiler token found.');
@@ -327,7 +396,11 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
   async write(profile: Profile | StoredProfile): Promise<void> {
     const token = profile.token;
     const target = this.profilePath(token);
-    if (this.waiting >= MAX_WAITING_WRITES) return this.drop(token);
+    const admittedAt = this.admitted.get(token);
+    this.admitted.delete(token);
+    // A token reserveToken handed out was counted against the bound then: its link must lead somewhere.
+    const counted = admittedAt !== undefined && admittedAt >= Date.now() - RESERVATION_TTL_MS;
+    if (!counted && this.waiting >= MAX_WAITING_WRITES) return this.drop(token);
     this.waiting++;
     try {
       const stored = toStored(profile);
@@ -348,16 +421,16 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
   }
 
   /**
-   * A profile past MAX_WAITING_WRITES: not stored, its reservation given back. Only the first of a
-   * burst rejects (the listener logs it as "could not store"); the rest of the burst are counted and
-   * reported once when the queue has drained to half, so a flood does not log a line per request.
+   * A profile past MAX_WAITING_WRITES: not stored. Its empty reservation file stays until the sweep
+   * removes it (SWEEP_AGE_MS): other processes keep seeing the token as taken, so it is not handed out
+   * again while a client may still hold a link to it. Only the first of a burst rejects (the listener
+   * logs it as "could not store"); the rest of the burst are counted and reported once when the queue
+   * has drained to half, so a flood does not log a line per request.
    */
   private async drop(token: string): Promise<void> {
     this.reserved.delete(token);
-    void this.ownReservation(token)
-      .then(() => this.fs())
-      .then((fs) => fs.unlink(this.profilePath(token)))
-      .catch(() => {});
+    // The claim settles on its own; only its failure record would be left behind.
+    void this.ownReservation(token).catch(() => {});
     this.dropped++;
     if (this.overflowing) return;
     this.overflowing = true;
@@ -409,37 +482,54 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
           else p.reject(result.reason);
         });
         if (ready.length === 0) continue;
+        let fs: Fs;
+        let evicted: readonly ProfileSummary[];
         try {
-          const fs = await this.fs();
-          await this.withLock(fs, () => this.addToIndex(fs, ready));
-          for (const p of ready) p.resolve();
+          fs = await this.fs();
+          evicted = await this.withLock(fs, () => this.addToIndex(fs, ready));
         } catch (error) {
           this.forgetDirectory(error);
           for (const p of ready) p.reject(error);
+          continue;
         }
+        // Out of the index already: their files go after the lock is released (a rewrite evicts a
+        // tenth of `max` at once), a few at a time, and before the writes resolve.
+        for (let i = 0; i < evicted.length; i += UNLINK_CHUNK) {
+          await Promise.all(evicted.slice(i, i + UNLINK_CHUNK).map((s) => (isToken(s.token) ? fs.unlink(this.profilePath(s.token)).catch(() => {}) : null)));
+        }
+        for (const p of ready) p.resolve();
       }
     } finally {
       this.draining = null;
     }
   }
 
-  private async addToIndex(fs: Fs, batch: readonly PendingLine[]): Promise<void> {
-    const summaries = await this.readIndex(fs);
-    const tokens = new Set(batch.map((p) => p.token));
-    const kept = summaries.filter((s) => !tokens.has(s.token));
-    for (const p of batch) kept.push(JSON.parse(p.line) as ProfileSummary);
-    let bytes = 0;
-    for (const s of kept) bytes += s.bytes ?? 0;
-    if (kept.length === summaries.length + batch.length && kept.length <= this.max && bytes <= this.maxBytes) {
+  /**
+   * Adds a batch to the index, under the lock; returns the evicted summaries, whose files the caller
+   * removes. Usually an append. Past a bound the index is rewritten down to 90 % of that bound, so the
+   * next rewrite (which serializes the whole index) is about a tenth of `max` profiles away, not one
+   * batch. Below 10 profiles the bound is kept exactly.
+   */
+  private async addToIndex(fs: Fs, batch: readonly PendingLine[]): Promise<readonly ProfileSummary[]> {
+    const view = await this.readIndex(fs);
+    const added = batch.map((p) => JSON.parse(p.line) as ProfileSummary);
+    let bytes = view.bytes;
+    for (const s of added) bytes += s.bytes ?? 0;
+    const rewritten = batch.some((p) => view.tokens.has(p.token));
+    if (!rewritten && view.summaries.length + added.length <= this.max && bytes <= this.maxBytes) {
       // A symlink or other non-regular index is not appended to: it is replaced by the rewrite below.
-      if (await this.appendIndex(fs, batch.map((p) => p.line).join(''))) return;
+      if (await this.appendIndex(fs, batch.map((p) => p.line).join(''))) return [];
     }
-    const evicted: ProfileSummary[] = [];
-    while (kept.length > 1 && (kept.length > this.max || bytes > this.maxBytes)) {
-      const oldest = kept.shift()!;
-      bytes -= oldest.bytes ?? 0;
-      evicted.push(oldest);
-    }
+    const tokens = new Set(added.map((s) => s.token));
+    const kept = view.summaries.filter((s) => !tokens.has(s.token));
+    kept.push(...added);
+    bytes = 0;
+    for (const s of kept) bytes += s.bytes ?? 0;
+    const maxCount = kept.length > this.max ? this.max - Math.floor(this.max / 10) : this.max;
+    const maxBytes = bytes > this.maxBytes ? this.maxBytes - Math.floor(this.maxBytes / 10) : this.maxBytes;
+    let drop = 0;
+    while (kept.length - drop > 1 && (kept.length - drop > maxCount || bytes > maxBytes)) bytes -= kept[drop++]!.bytes ?? 0;
+    const evicted = kept.splice(0, drop);
     const tmp = `${this.dir}/.tmp-index-${this.pid}-${randomToken()}`;
     try {
       await fs.writeFile(tmp, kept.map((s) => JSON.stringify(s)).join('\n') + '\n', { flag: 'wx' });
@@ -448,13 +538,13 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
       await fs.unlink(tmp).catch(() => {});
       throw error;
     }
-    for (const s of evicted) {
-      if (isToken(s.token)) await fs.unlink(this.profilePath(s.token)).catch(() => {});
-    }
+    // A new file: the next read parses it whole, once per rewrite.
+    this.view = null;
     if (Date.now() - this.lastSweep > SWEEP_EVERY_MS) {
       this.lastSweep = Date.now();
       await this.sweep(fs, new Set(kept.map((s) => s.token))).catch(() => {});
     }
+    return evicted;
   }
 
   /**
@@ -531,28 +621,56 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
   /**
    * Index lines, oldest first; a torn, foreign or ill-typed line is skipped (profile-shape.ts). A
    * symlink planted as the index is not followed: it reads as empty, and the next write replaces it.
+   *
+   * Only the bytes appended since the last read are read and parsed. Other processes change the index
+   * in two ways only, under the lock: they append to it, or rename a rewritten one over it (a new
+   * inode; should the number be reused, the bytes before the last offset differ). Anything else (a
+   * shorter file, another inode, other bytes at the last offset) reads the file whole again.
    */
-  private async readIndex(fs: Fs): Promise<ProfileSummary[]> {
-    let text: string;
+  private readIndex(fs: Fs): Promise<IndexView> {
+    const read = this.indexReads.then(() => this.readIndexNow(fs));
+    this.indexReads = read.catch(() => {});
+    return read;
+  }
+
+  private async readIndexNow(fs: Fs): Promise<IndexView> {
+    const c = fs.constants;
+    let handle: Awaited<ReturnType<Fs['open']>>;
     try {
-      const c = fs.constants;
-      text = await fs.readFile(this.indexPath, { encoding: 'utf8', flag: c.O_RDONLY | (c.O_NOFOLLOW ?? 0) });
+      handle = await fs.open(this.indexPath, c.O_RDONLY | (c.O_NOFOLLOW ?? 0));
     } catch (error) {
-      if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ELOOP') return [];
-      throw error;
+      if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ELOOP') throw error;
+      this.view = null;
+      return { ino: -1, size: 0, tail: new Uint8Array(0), summaries: [], tokens: new Set(), bytes: 0 };
     }
-    const out: ProfileSummary[] = [];
-    for (const line of text.split('\n')) {
-      if (!line) continue;
-      try {
-        const s: unknown = JSON.parse(line);
-        if (isProfileSummary(s)) out.push(s);
-      } catch {
-        // a partial line from an interrupted append
+    try {
+      const stat = await handle.stat();
+      let view = this.view;
+      const unchanged = view !== null && view.ino === stat.ino && stat.size >= view.size && sameBytes(await readBytes(handle, view.size - view.tail.length, view.tail.length), view.tail);
+      if (!unchanged || view === null) view = { ino: stat.ino, size: 0, tail: new Uint8Array(0), summaries: [], tokens: new Set(), bytes: 0 };
+      const appended = await readBytes(handle, view.size, stat.size - view.size);
+      const end = appended.lastIndexOf(NEWLINE) + 1;
+      if (end > 0) {
+        for (const line of new TextDecoder().decode(appended.subarray(0, end)).split('\n')) {
+          if (!line) continue;
+          try {
+            const s: unknown = JSON.parse(line);
+            if (!isProfileSummary(s)) continue;
+            view.summaries.push(s);
+            view.tokens.add(s.token);
+            view.bytes += s.bytes ?? 0;
+          } catch {
+            // a partial line from an interrupted append
+          }
+        }
+        view.size += end;
+        view.tail = appended.slice(Math.max(0, end - TAIL_BYTES), end);
       }
+      this.view = view;
+      return view;
+    } finally {
+      await handle.close().catch(() => {});
     }
-    this.indexed = new Set(out.map((s) => s.token));
-    return out;
   }
 
   async read(token: string): Promise<Profile | null> {
@@ -591,7 +709,7 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     const fs = await this.fs();
     let all: ProfileSummary[];
     try {
-      all = await this.readIndex(fs);
+      all = (await this.readIndex(fs)).summaries;
     } catch (error) {
       this.reportOnce(`The profiler could not read the index of "${this.dir}": ${toError(error).message}`);
       return [];
@@ -626,6 +744,7 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     this.reserved.clear();
     this.pool.length = 0;
     this.lost.clear();
-    this.indexed = new Set();
+    this.admitted.clear();
+    this.view = null;
   }
 }
