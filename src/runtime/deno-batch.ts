@@ -44,27 +44,27 @@ type DenoApp = (Pick<App, 'respond'> | Pick<App, 'fetch'>) & { readonly config?:
 const MAX_HEAD_BYTES = 16 * 1024;
 
 /**
- * The body reads under way and their deadlines. One interval checks them a few times per timeout
- * (a quarter of it, 100 ms to 5 s, as Node checks its requestTimeout) and runs only while reads are
- * pending: a timer per read (a setTimeout and its clearTimeout) costs ≈ 2.5 µs on Deno 2.9, a tenth of
- * a JSON POST. A read that outlasts the deadline rejects with Node's own error for a request timeout,
- * and is itself left pending: Deno closes the connection once the body ends when the handler answered
+ * The body reads under way and their deadlines, checked by one timer armed for the oldest read's
+ * deadline (reads start in deadline order: one timeout for all), so under load it fires about once per
+ * timeout. A timer per read (a setTimeout and its clearTimeout) costs ≈ 2.5 µs on Deno 2.9, a tenth of
+ * a JSON POST. The watch is not free even so: with it a JSON echo at 50 connections served about 0.66
+ * of the requests per second of the build without it, p99 3 → 14 ms (BENCHMARKS.md, 2026-11-23); the
+ * protection is kept (CONTRACT §10), and `requestTimeout: 0` turns it off behind a proxy that enforces
+ * its own. A read that outlasts the deadline rejects with Node's own error for a request timeout, and
+ * is itself left pending: Deno closes the connection once the body ends when the handler answered
  * before reading it all, where a cancelled body stream would let the connection carry another request.
  */
 class BodyDeadlines {
   private readonly reads = new Set<{ expires: number; onTimeout: () => void; reject: (err: unknown) => void }>();
-  private sweep: ReturnType<typeof setInterval> | undefined;
-  private readonly every: number;
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly ms: number) {
-    this.every = Math.min(5_000, Math.max(100, Math.floor(ms / 4)));
-  }
+  constructor(private readonly ms: number) {}
 
   watch(read: Promise<Uint8Array | null>, onTimeout: () => void): Promise<Uint8Array | null> {
     return new Promise((resolve, reject) => {
       const entry = { expires: performance.now() + this.ms, onTimeout, reject };
       this.reads.add(entry);
-      this.sweep ??= setInterval(() => this.expire(), this.every);
+      this.timer ??= setTimeout(this.expire, this.ms);
       read.then(
         (body) => {
           this.reads.delete(entry);
@@ -78,20 +78,20 @@ class BodyDeadlines {
     });
   }
 
-  private expire(): void {
+  private readonly expire = (): void => {
+    this.timer = undefined;
     const now = performance.now();
-    // Insertion order is deadline order (one timeout for all).
     for (const entry of this.reads) {
-      if (entry.expires > now) break;
+      if (entry.expires > now) {
+        // The oldest read still in time: the next check is at its deadline (not sooner than 100 ms).
+        this.timer = setTimeout(this.expire, Math.max(100, entry.expires - now));
+        return;
+      }
       this.reads.delete(entry);
       entry.onTimeout();
       entry.reject(Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }));
     }
-    if (this.reads.size === 0) {
-      clearInterval(this.sweep);
-      this.sweep = undefined;
-    }
-  }
+  };
 }
 
 /**
