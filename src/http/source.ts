@@ -185,18 +185,20 @@ class FetchSource implements RequestSource {
    * declared size for each client that declares it and then sends nothing (500 such clients at the
    * default 1 MiB BODY_LIMIT: 500 MB); it goes through the stream, which grows with what arrives.
    * Otherwise too (undici's `arrayBuffer()` is slower than its stream), through the stream, stopping at
-   * the limit. A host's `ConnectionInfo.bodyDeadline` bounds the read in time.
+   * the limit. A host's `ConnectionInfo.bodyDeadline` bounds a read through the stream in time; the
+   * small whole read is left without one: watching it cost a JSON echo on Deno a third of its rate
+   * (BENCHMARKS.md, 2026-11-23), and a client that stalls such a body holds no more than one that stalls
+   * its headers, which Deno.serve does not time out either (README, "Decisions").
    */
   readBody(limit: number): Promise<Uint8Array | null> {
     const info = this.info;
-    let read: Promise<Uint8Array | null> | undefined;
     if (info?.wholeBody === true) {
       const declared = this.fetchHeaders.get('content-length');
       if (declared !== null && declared.length <= 15 && isDigits(declared) && Number(declared) <= Math.min(limit, WHOLE_BODY_MAX)) {
-        read = this.request.arrayBuffer().then((buffer) => (buffer.byteLength > limit ? null : new Uint8Array(buffer)));
+        return this.request.arrayBuffer().then((buffer) => (buffer.byteLength > limit ? null : new Uint8Array(buffer)));
       }
     }
-    read ??= readStreamBounded(this.request.body, limit);
+    const read = readStreamBounded(this.request.body, limit);
     return info?.bodyDeadline ? info.bodyDeadline(read) : read;
   }
 }

@@ -47,10 +47,9 @@ const MAX_HEAD_BYTES = 16 * 1024;
  * The body reads under way and their deadlines, checked by one timer armed for the oldest read's
  * deadline (reads start in deadline order: one timeout for all), so under load it fires about once per
  * timeout. A timer per read (a setTimeout and its clearTimeout) costs ≈ 2.5 µs on Deno 2.9, a tenth of
- * a JSON POST. The watch is not free even so: with it a JSON echo at 50 connections served about 0.66
- * of the requests per second of the build without it, p99 3 → 14 ms (BENCHMARKS.md, 2026-11-23); the
- * protection is kept (CONTRACT §10), and `requestTimeout: 0` turns it off behind a proxy that enforces
- * its own. A read that outlasts the deadline rejects with Node's own error for a request timeout, and
+ * a JSON POST. The watch is not free even so: on every JSON echo at 50 connections it cost a third of
+ * the requests per second, p99 3 → 14 ms (BENCHMARKS.md, 2026-11-23), so only reads through the stream
+ * are watched (FetchSource.readBody: chunked bodies and those over 64 KiB). A read that outlasts the deadline rejects with Node's own error for a request timeout, and
  * is itself left pending: Deno closes the connection once the body ends when the handler answered
  * before reading it all, where a cancelled body stream would let the connection carry another request.
  */
