@@ -3,24 +3,9 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createApp, HttpResponse, type ConnectionInfo } from '../../src/index.ts';
+import type { ConnectionInfo } from '../../src/index.ts';
 import { get, within } from '../support/node-host.ts';
-
-/** An app whose one route answers what it was told about the connection. */
-function peerApp() {
-  return createApp({
-    env: 'prod',
-    environment: {},
-    logSink: () => {},
-    routes: [
-      {
-        name: 'peer',
-        path: '/peer',
-        controller: (request) => HttpResponse.json({ ip: request.getClientIp(), protocol: request.source.protocol, uri: request.getUri() }),
-      },
-    ],
-  });
-}
+import { peerApp } from './fixtures/default-export.ts';
 
 /** What `peerApp` answers to GET `url` with `second` beside the Request, as a host passes it to app.fetch. */
 async function answer(second: unknown, url: string): Promise<{ ip: string; protocol: string; uri: string }> {
