@@ -189,7 +189,7 @@ describe('regressions from the fuzzer', () => {
   });
 });
 
-describe('regressions from the secrets audit', () => {
+describe('secrets that reached profiles and logs unmasked', () => {
   test('regression: the stored X-Debug-Exception header kept the exception message\'s secrets (percent-encoded, out of the patterns\' sight)', async () => {
     const message = 'POST https://api.pay.test/v1/charges?api_key=CANARY_APIKEY failed (Authorization: Bearer CANARY_BEARER)';
     const app = profiledApp({ routes: [{ name: 'pay', path: '/pay', controller: () => { throw new Error(message); } }] });

@@ -1,4 +1,4 @@
-// What the Deno handler and entry enforce where `Deno.serve` does not (the Deno part of audit 7):
+// What the Deno handler and entry enforce where `Deno.serve` does not:
 // the scheme, a body read's deadline, the request target's length, how much a stalled upload costs,
 // and how the process ends. The unit part calls denoServeHandler as Deno does (it runs on Node too);
 // the rest runs dist/deno.js over raw sockets.
