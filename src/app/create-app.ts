@@ -7,6 +7,7 @@ import { KernelRequest, type RequestSettings } from '../http/request.ts';
 import type { HttpResponse } from '../http/response.ts';
 import { fetchSource, type ConnectionInfo, type RequestSource } from '../http/source.ts';
 import { toFetchResponse } from '../http/fetch-response.ts';
+import { INTERNAL_ERROR_BODY, INTERNAL_ERROR_HEADERS } from '../http/internal-error.ts';
 import { LogStream, stderrSink, type LogSink } from '../log/logger.ts';
 import { Router } from '../routing/router.ts';
 import type { RouteDefinition } from '../routing/route.ts';
@@ -161,16 +162,13 @@ export function createApp(options: AppOptions = {}): App {
     } catch {
       // the log stream failed too: the answer still goes
     }
-    let body: string | null = 'Internal Server Error';
+    let body: string | null = INTERNAL_ERROR_BODY;
     try {
       if (request.method === 'HEAD') body = null;
     } catch {
       // not a Request: the body goes
     }
-    return new Response(body, {
-      status: 500,
-      headers: { 'content-type': 'text/plain; charset=UTF-8', 'cache-control': 'no-store' },
-    });
+    return new Response(body, { status: 500, headers: INTERNAL_ERROR_HEADERS });
   }
 
   function log(level: 'info' | 'warning' | 'error', message: string): void {

@@ -4,6 +4,7 @@
  * other file of the adapter uses these, and this one takes nothing from them but a type: no cycle.
  */
 import type http from 'node:http';
+import { INTERNAL_ERROR_BODY, INTERNAL_ERROR_HEADERS } from '../../http/internal-error.ts';
 import type { NodeApp } from './types.ts';
 
 export function noop(): void {}
@@ -26,7 +27,6 @@ export function reportError(app: NodeApp, message: string, err: unknown): void {
   }
 }
 
-export const INTERNAL_ERROR_BODY = 'Internal Server Error';
 
 /** The last resort when the application failed: a minimal 500, or a reset when bytes were already sent. */
 export function sendInternalError(res: http.ServerResponse): void {
@@ -37,7 +37,7 @@ export function sendInternalError(res: http.ServerResponse): void {
   }
   try {
     res.shouldKeepAlive = false;
-    res.writeHead(500, ['content-type', 'text/plain; charset=UTF-8', 'content-length', String(INTERNAL_ERROR_BODY.length), 'cache-control', 'no-store']);
+    res.writeHead(500, { ...INTERNAL_ERROR_HEADERS, 'content-length': String(INTERNAL_ERROR_BODY.length) });
     res.end(res.req.method === 'HEAD' ? undefined : INTERNAL_ERROR_BODY);
   } catch {
     res.destroy();

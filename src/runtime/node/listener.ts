@@ -21,7 +21,8 @@
  */
 import type http from 'node:http';
 import type { Socket } from 'node:net';
-import { INTERNAL_ERROR_BODY, reportError, sendInternalError } from './failures.ts';
+import { INTERNAL_ERROR_BODY } from '../../http/internal-error.ts';
+import { reportError, sendInternalError } from './failures.ts';
 import { IncomingSource } from './incoming-source.ts';
 import type { Handled, Listener, NodeApp, ServerState } from './types.ts';
 import { cancelQuietly, isStream, writeResponse } from './write-response.ts';
