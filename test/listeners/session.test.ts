@@ -168,7 +168,7 @@ test('regression: a flood of anonymous sessions does not log a member out (F1: L
   assert.deepEqual(await again.json(), { n: 2 }, 'anonymous sessions still work (the newest are kept)');
 });
 
-test('regression: members are evicted only when no anonymous session is left, least recently used first (F1)', async () => {
+test('regression: members are evicted only when no anonymous session is left, least recently used first', async () => {
   const store = new MemorySessionStore({ maxCount: 3 });
   const { app, login, me } = memberApp(store);
   const m1 = await login('m1');
@@ -187,7 +187,7 @@ test('regression: members are evicted only when no anonymous session is left, le
 });
 
 for (const [kind, path] of [['only read', '/slow-read'], ['also changed', '/slow-write']] as const) {
-  test(`regression: a request in flight at logout that ${kind} the session does not bring the old session id back (F2)`, async () => {
+  test(`regression: a request in flight at logout that ${kind} the session does not bring the old session id back`, async () => {
     const store = new MemorySessionStore();
     const { app, login, me, entered, release } = memberApp(store);
     const sid = await login('m1');

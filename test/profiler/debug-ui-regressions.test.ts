@@ -1,5 +1,5 @@
 /**
- * Regressions found by the debug-UI audit (audit 4, s3): profiles lost for odd errors, anonymous
+ * Regressions of the debug UI: profiles lost for odd errors, anonymous
  * visitors shown as authenticated, the favicon 404 becoming "Latest", the toolbar blocked by `-elem`
  * CSP directives or covering the page's bottom, unmapped frames in the Exception panel, search and
  * log filters that lose their values, and cookie lists cut without a marker.

@@ -225,7 +225,7 @@ function recordingStore(withTouch: boolean) {
   return { store, calls };
 }
 
-test('regression: a session that was only read is not written back, so a request in flight cannot revive a destroyed id (F2)', () => {
+test('regression: a session that was only read is not written back, so a request in flight cannot revive a destroyed id', () => {
   for (const withTouch of [false, true]) {
     const { store, calls } = recordingStore(withTouch);
     const reader = new StoredSession(store, 'id-0123456789012345678901');
