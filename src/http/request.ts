@@ -145,7 +145,7 @@ export class KernelRequest {
 
   /** As `$_COOKIE`: a value is a string, or nested parameters for names such as `a[x]`. */
   get cookies(): ParameterBag {
-    return (this._cookies ??= new ParameterBag(parseCookies(this.cookieHeader)));
+    return (this._cookies ??= new ParameterBag(parseCookies(this.cookieHeader, () => inputVarsExceeded(this, 'cookie header'))));
   }
 
   /** The raw Cookie header, read from the host once (several listeners ask before parsing it). */
@@ -775,8 +775,8 @@ function parseForwarded(header: string, param: string): string[] {
 const MAX_PARAMETER_DEPTH = 32;
 
 /**
- * PHP's max_input_vars default: a query string, form body or multipart body gives at most this many
- * variables; the rest is dropped with one warning (`inputVarsExceeded`), as PHP drops and warns. It also
+ * PHP's max_input_vars default: a query string, form body, multipart body or Cookie header gives at
+ * most this many variables; the rest is dropped with one warning (`inputVarsExceeded`), as PHP drops and warns. It also
  * bounds the work a request's parameters cost. JSON bodies have no such bound, as in Symfony.
  */
 export const MAX_INPUT_VARS = 1000;
@@ -884,14 +884,22 @@ export function parseQuery(qs: string, exceeded?: () => void): Record<string, un
 }
 
 /** The WARNING for a source past MAX_INPUT_VARS (PHP's "Input variables exceeded 1000" warning). */
-export function inputVarsExceeded(request: KernelRequest, source: 'query string' | 'form body' | 'multipart body'): void {
+export function inputVarsExceeded(request: KernelRequest, source: 'query string' | 'form body' | 'multipart body' | 'cookie header'): void {
   request.logger.warning('request', 'Input variables exceeded {limit}: the rest of the {source} was ignored (PHP\'s max_input_vars).', { limit: MAX_INPUT_VARS, source });
 }
 
-/** Request cookies, as PHP fills `$_COOKIE`: PHP's name rules (`a.b` is `a_b`, `a[x]` nests), the first cookie of a name kept. */
-function parseCookies(header: string | null): Record<string, unknown> {
+/**
+ * Request cookies, as PHP fills `$_COOKIE`: PHP's name rules (`a.b` is `a_b`, `a[x]` nests), the first
+ * cookie of a name kept, and at most MAX_INPUT_VARS of them (php_default_treat_data counts cookies as
+ * it counts query pairs: past the limit the rest is dropped and `exceeded` called, once).
+ */
+function parseCookies(header: string | null, exceeded: () => void): Record<string, unknown> {
   const out: Record<string, unknown> = Object.create(null);
-  if (header) for (const [name, value] of parseCookieHeader(header)) addParameter(out, name, value, true);
+  if (!header) return out;
+  const pairs = parseCookieHeader(header);
+  const kept = pairs.length > MAX_INPUT_VARS ? MAX_INPUT_VARS : pairs.length;
+  for (let i = 0; i < kept; i++) addParameter(out, pairs[i]![0], pairs[i]![1], true);
+  if (pairs.length > MAX_INPUT_VARS) exceeded();
   return out;
 }
 

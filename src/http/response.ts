@@ -1,7 +1,7 @@
 import { HTTP_TOKEN, serializeCookie, type CookieOptions } from './cookies.ts';
 import type { KernelRequest } from './request.ts';
 import { encodeLocationChar, UNSAFE_LOCATION_CHAR } from './url-encode.ts';
-import { computedCacheControl, httpDate, parseCacheControl, serializeCacheControl } from '../listeners/cache-control.ts';
+import { computedCacheControl, httpDate, parseCacheControl } from '../listeners/cache-control.ts';
 
 export type ResponseBody = string | Uint8Array | ReadableStream<Uint8Array> | null;
 

@@ -46,14 +46,12 @@ export function hasSessionCookie(request: KernelRequest, cookieName: string): bo
  * - kernel.finish_request: closes the session; later writes throw instead of being lost.
  */
 export class SessionListener {
-  private readonly store: SessionStore;
   private readonly cookieName: string;
   private readonly debug: boolean;
   /** One factory for every request: it gets the request from `getSession()`. */
   private readonly createSession: (request: KernelRequest) => Session;
 
   constructor(options: SessionListenerOptions) {
-    this.store = options.store;
     this.cookieName = options.cookieName;
     this.debug = options.debug;
     const { store, cookieName } = options;

@@ -35,9 +35,9 @@ test('regression: each a[] after a[x] scanned every key of a (a 59 KB form body 
   assert.equal(warnings(lines).length, 1);
   assert.equal(warnings(lines)[0]!.context.source, 'query string');
 
-  // Cookies have no such limit in irms-web (a Cookie header is bounded by the host's header size): still linear.
+  // Cookies are parsed linearly too (and stop at the same limit: the next test).
   const cookie = 'a[x]=1' + '; a[]=1'.repeat(34_000);
-  assert.equal(Object.keys(kernelRequest({ headers: { cookie } }).cookies.get('a') as object).length, 34_001);
+  assert.equal(Object.keys(kernelRequest({ headers: { cookie } }).cookies.get('a') as object).length, 1000);
 
   lines.length = 0;
   const atTheLimit = await send(app, `/echo?${'&v[]=1'.repeat(1000)}`);
@@ -46,6 +46,24 @@ test('regression: each a[] after a[x] scanned every key of a (a 59 KB form body 
   // A timer turn, so that the runner's timeout fires after a parse that blocked the event loop (a
   // synchronous parse cannot be interrupted: without this turn the test would pass, only late).
   await new Promise((resolve) => setTimeout(resolve, 0));
+});
+
+test('regression: a Cookie header had no max_input_vars (PHP counts $_COOKIE too); cookies past 1000 are dropped with one WARNING', async () => {
+  const { app, lines } = testApp({ env: 'prod', routes, logFormat: 'json' });
+  const names = Array.from({ length: 1200 }, (_, i) => `c${i}=v${i}`);
+  const r = await send(app, '/echo', { headers: { cookie: names.join('; ') } });
+  const cookies = (await r.json()).cookies as Record<string, string>;
+  assert.equal(Object.keys(cookies).length, 1000);
+  assert.equal(cookies.c999, 'v999');
+  assert.equal(cookies.c1000, undefined, 'the rest is dropped');
+  assert.equal(warnings(lines).length, 1);
+  assert.equal(warnings(lines)[0]!.context.source, 'cookie header');
+
+  lines.length = 0;
+  // As in PHP, parts with no name are not counted: 1000 cookies among empty parts are all kept.
+  const atTheLimit = await send(app, '/echo', { headers: { cookie: names.slice(0, 1000).join('; ;') } });
+  assert.equal(Object.keys((await atTheLimit.json()).cookies).length, 1000);
+  assert.equal(warnings(lines).length, 0, '1000 cookies are within the limit');
 });
 
 test('regression: multipart bodies had no max_input_vars either; fields past 1000 are dropped with one WARNING', { timeout: 10_000 }, async () => {

@@ -76,7 +76,6 @@ test('only firewalls with security register it: under `security: false` the exce
 });
 
 test('debug: it is called first in kernel.exception when the firewall ran, and absent when routing failed before the firewall', async () => {
-  const { app } = testApp(options);
   const calls = async (path: string) => {
     let seen: string[] = [];
     const spy = testApp({

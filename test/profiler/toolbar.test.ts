@@ -83,7 +83,7 @@ describe('toolbar injection', () => {
     ['XHR (X-Requested-With: XMLHttpRequest)', '/html', { headers: { 'x-requested-with': 'XMLHttpRequest' } }],
   ] as [string, string, RequestInit][]) {
     test(`not injected: ${name} (body byte-identical, still profiled)`, async () => {
-      const { on, off, onBody, offBody } = await pair(path, { ...init, redirect: 'manual' });
+      const { on, onBody, offBody } = await pair(path, { ...init, redirect: 'manual' });
       assert.match(on.headers.get('x-debug-token') ?? '', /^[0-9a-f]{6}$/, 'profiled');
       assert.deepEqual(onBody, offBody);
       assert.ok(!new TextDecoder().decode(onBody).includes(MARK));
