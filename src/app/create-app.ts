@@ -52,6 +52,11 @@ export interface HandledRequest {
    * app has no kernel.terminate listener (production by default): there is nothing to wait for.
    */
   terminate: (() => void) | null;
+  /**
+   * The request as the kernel saw it. A host that fails to send the response (a body stream that
+   * errors) logs that on `request.logger`, so the record carries the request's url, method and id.
+   */
+  request: KernelRequest;
 }
 
 export interface App {
@@ -116,6 +121,7 @@ export function createApp(options: AppOptions = {}): App {
   const handled = (request: KernelRequest, response: HttpResponse): HandledRequest => ({
     response,
     terminate: hasTerminateListeners ? () => void kernel.terminate(request, response) : null,
+    request,
   });
 
   function handle(source: RequestSource): MaybePromise<HandledRequest> {

@@ -702,6 +702,47 @@ describe('node adapter: responses', { timeout: 10_000 }, () => {
     assert.equal((await get(server.port, '/ok')).body, 'fine');
   });
 
+  test('regression: a failed response stream was logged without the request (no url, method or request id); the record now carries them, secrets masked', async () => {
+    const lines: string[] = [];
+    const app = createApp({
+      env: 'prod',
+      debug: false,
+      logFormat: 'json',
+      logSink: (line: string) => void lines.push(line),
+      environment: {},
+      routes: [
+        {
+          name: 'export',
+          path: '/export.csv',
+          methods: ['GET'],
+          controller: () =>
+            HttpResponse.stream(
+              new ReadableStream<Uint8Array>({
+                pull() {
+                  throw new Error('database went away');
+                },
+              }),
+            ),
+        },
+      ],
+    });
+    const server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false });
+    servers.push(server);
+    const r = await get(server.port, '/export.csv?token=s3cr3t&page=2');
+    assert.equal(r.status, 500);
+    const records = lines.flatMap((l) => l.split('\n')).filter(Boolean).map((l) => JSON.parse(l) as { message: string; channel: string; level_name: string; extra: Record<string, unknown> });
+    const failure = records.find((rec) => rec.message.startsWith('The response body stream failed'));
+    assert.ok(failure, JSON.stringify(records.map((rec) => rec.message)));
+    assert.equal(failure.level_name, 'ERROR');
+    assert.equal(failure.channel, 'app');
+    assert.match(failure.message, /database went away/);
+    assert.equal(failure.extra.http_method, 'GET');
+    assert.equal(failure.extra.url, '/export.csv?token=***&page=2');
+    assert.doesNotMatch(JSON.stringify(failure), /s3cr3t/);
+    // The request id every record of a request carries (process prefix, then a counter).
+    assert.match(String(failure.extra.request_id), /^[0-9a-f]{6}-[0-9a-z]+$/);
+  });
+
   test('an app that throws or rejects gets a minimal 500, logged, no unhandled rejection', async () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (r: unknown) => unhandled.push(r);

@@ -5,13 +5,12 @@
  */
 import type http from 'node:http';
 import { INTERNAL_ERROR_BODY, INTERNAL_ERROR_HEADERS } from '../../http/internal-error.ts';
-import type { NodeApp } from './types.ts';
+import type { NodeApp, RequestLogger } from './types.ts';
 
 export function noop(): void {}
 
 export function reportError(app: NodeApp, message: string, err: unknown): void {
-  const detail = err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
-  const line = `${message}: ${detail}`;
+  const line = `${message}: ${errorDetail(err)}`;
   try {
     if (app.log) {
       app.log('error', line);
@@ -27,6 +26,26 @@ export function reportError(app: NodeApp, message: string, err: unknown): void {
   }
 }
 
+/**
+ * reportError for a failure of one request's response after the kernel answered (its body stream):
+ * the same line, on the request's own logger when the application gave it, so the record says which
+ * request it was (url with secrets masked, method, request id), as every record of the request does.
+ */
+export function reportRequestError(app: NodeApp, request: RequestLogger | undefined, message: string, err: unknown): void {
+  if (request) {
+    try {
+      request.logger.error('app', `${message}: ${errorDetail(err)}`);
+      return;
+    } catch {
+      // a broken request logger: the application's log, as for any other failure
+    }
+  }
+  reportError(app, message, err);
+}
+
+function errorDetail(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+}
 
 /** The last resort when the application failed: a minimal 500, or a reset when bytes were already sent. */
 export function sendInternalError(res: http.ServerResponse): void {

@@ -196,7 +196,7 @@ export function createNodeListener(app: NodeApp, state: ServerState = { closing:
         res.on('close', onResponseClose);
       }
       // At shutdown only the last answer under way on the connection closes it (closeAfterPending).
-      writeResponse(app, req, res, source, handled.response, state.closing && !isLastUnderWay(req, res) ? NOT_CLOSING : state);
+      writeResponse(app, req, res, source, handled.response, state.closing && !isLastUnderWay(req, res) ? NOT_CLOSING : state, handled.request);
       // A client gone before the answer was ready (it left mid-body): 'close' has fired already, and
       // kernel.terminate (the profile, the app's own terminate listeners) must still run, as in Symfony.
       if (res.destroyed && (res as TerminableResponse)[kTerminate]) onResponseClose.call(res);

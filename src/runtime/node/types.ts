@@ -47,6 +47,13 @@ export interface NodeApp {
 export interface Handled {
   response: NodeResponse;
   terminate: (() => void) | null;
+  /** The kernel's request (the `App` of `createApp()` gives it): failures of its response are logged on its logger. */
+  request?: RequestLogger;
+}
+
+/** What the adapter needs of a request to log on it: its logger (request url, method and id go with each record). */
+export interface RequestLogger {
+  readonly logger: { error(channel: string, message: string): void };
 }
 
 export type Listener = (req: http.IncomingMessage, res: http.ServerResponse) => void;

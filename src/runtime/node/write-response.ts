@@ -4,9 +4,9 @@
  * backpressure). Apart from the listener, which decides when to write; this decides how.
  */
 import type http from 'node:http';
-import { noop, reportError, sendInternalError } from './failures.ts';
+import { noop, reportRequestError, sendInternalError } from './failures.ts';
 import type { IncomingSource } from './incoming-source.ts';
-import type { NodeApp, NodeResponse, ServerState } from './types.ts';
+import type { NodeApp, NodeResponse, RequestLogger, ServerState } from './types.ts';
 
 /** Unread request bodies up to this size are drained so the connection can be kept alive; larger ones close it. */
 const DRAIN_LIMIT = 64 * 1024;
@@ -66,7 +66,7 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te
  * HEAD carries the Content-Length GET would (its body's length, or, for the body the kernel emptied,
  * the length the kernel declared).
  */
-export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http.ServerResponse, source: IncomingSource, response: NodeResponse, state: ServerState): void {
+export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http.ServerResponse, source: IncomingSource, response: NodeResponse, state: ServerState, request?: RequestLogger): void {
   const body = response.body;
   if (res.destroyed) {
     if (isStream(body)) cancelQuietly(body);
@@ -158,8 +158,8 @@ export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http
   }
   // The head waits with the stream's first chunks for a turn of the event loop (pipeStream): a stream
   // that fails at once gets the adapter's 500 instead of an empty reply or a 200 cut short.
-  pipeStream(app, res, stream, hasLength ? streamLength : -1, () => res.writeHead(status, headers)).catch((err: unknown) => {
-    reportError(app, 'Writing a streamed response failed', err);
+  pipeStream(app, request, res, stream, hasLength ? streamLength : -1, () => res.writeHead(status, headers)).catch((err: unknown) => {
+    reportRequestError(app, request, 'Writing a streamed response failed', err);
     res.destroy();
   });
 }
@@ -186,7 +186,7 @@ const HOLD_LIMIT = 64 * 1024;
  * on its first rows — gets the adapter's 500, not a 200 head cut short or, with the chunks Node had
  * not sent yet, an empty reply. An event stream whose first event is not ready gets its head then.
  */
-async function pipeStream(app: NodeApp, res: http.ServerResponse, stream: ReadableStream<Uint8Array>, length: number, writeHead: () => void): Promise<void> {
+async function pipeStream(app: NodeApp, request: RequestLogger | undefined, res: http.ServerResponse, stream: ReadableStream<Uint8Array>, length: number, writeHead: () => void): Promise<void> {
   const reader = stream.getReader();
   let left = length;
   let gone = false;
@@ -229,7 +229,7 @@ async function pipeStream(app: NodeApp, res: http.ServerResponse, stream: Readab
       if (empty) res.flushHeaders();
     } catch (err) {
       // Outside the awaited chain: a throw here would be uncaught. 'close' then ends the copy.
-      reportError(app, 'Writing a streamed response failed', err);
+      reportRequestError(app, request, 'Writing a streamed response failed', err);
       res.destroy();
     }
   });
@@ -265,7 +265,7 @@ async function pipeStream(app: NodeApp, res: http.ServerResponse, stream: Readab
     if (held !== null) release();
     if (left > 0) {
       // Shorter than declared: the client would wait for bytes that never come, then misread the next response.
-      reportError(app, 'The response body stream ended before its declared Content-Length', new Error(`${left} of ${length} bytes missing`));
+      reportRequestError(app, request, 'The response body stream ended before its declared Content-Length', new Error(`${left} of ${length} bytes missing`));
       // What was written still goes out, then the connection ends: the client sees the body cut short.
       if (res.socket) res.socket.end();
       else res.destroy();
@@ -274,7 +274,7 @@ async function pipeStream(app: NodeApp, res: http.ServerResponse, stream: Readab
     res.end();
   } catch (err) {
     if (!gone) {
-      reportError(app, 'The response body stream failed', err);
+      reportRequestError(app, request, 'The response body stream failed', err);
       reader.cancel(err).catch(noop);
       // Head still held: the adapter's plain 500, as for any application error. Once written, bytes may
       // be on the wire: sendInternalError ends the connection without the final chunk, so the client
