@@ -42,6 +42,8 @@ export interface AppConfig {
   /** Sessions kept in the default memory store, and their idle lifetime. */
   sessionMaxCount: number;
   sessionIdleSeconds: number;
+  /** Total size of the default memory store's session data, bytes (2 per UTF-16 code unit); its least recently used sessions go first, guests before members. */
+  sessionMaxBytes: number;
   /** Where HTML clients go when a `requiresLogin` route is hit anonymously ('' = answer 401). */
   loginPath: string;
   /** Name and lifetime (seconds) of the signed remember-me cookie. */
@@ -123,6 +125,15 @@ function list(value: string | undefined): string[] {
 }
 
 /** `1mb`, `512kb`, `1048576` → bytes. */
+/** The smallest SESSION_MAX_BYTES: room for a session holding a logged-in member (a few hundred bytes) and more. */
+const MIN_SESSION_BYTES = 1024;
+
+function sessionBytes(value: string | undefined): number {
+  const bytes = parseByteSize('SESSION_MAX_BYTES', value || '64mb');
+  if (bytes < MIN_SESSION_BYTES) throw new Error(`SESSION_MAX_BYTES must be at least ${MIN_SESSION_BYTES} bytes (1kb), got "${value}".`);
+  return bytes;
+}
+
 export function parseByteSize(name: string, value: string): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(value);
   if (!m) throw new Error(`${name} must be a size such as 1mb, 512kb or 1048576, got "${value}".`);
@@ -237,6 +248,7 @@ const OPTION_CHECKS: { readonly [K in keyof AppConfig]-?: OptionCheck } = {
   sessionCookieName: (name, value) => cookieName(name, text(name, value) as string),
   sessionMaxCount: integer(1),
   sessionIdleSeconds: integer(1),
+  sessionMaxBytes: integer(MIN_SESSION_BYTES),
   loginPath: text,
   rememberMeCookieName: (name, value) => cookieName(name, text(name, value) as string),
   rememberMeLifetimeSeconds: integer(1, TEN_YEARS_SECONDS),
@@ -289,6 +301,7 @@ export function loadConfig(options: Partial<AppConfig> = {}, env: Env = readEnvi
     sessionCookieName: cookieName('SESSION_COOKIE_NAME', env.SESSION_COOKIE_NAME || 'IRMSSESSID'),
     sessionMaxCount: int('SESSION_MAX_COUNT', env.SESSION_MAX_COUNT, 10000, 1),
     sessionIdleSeconds: int('SESSION_IDLE_SECONDS', env.SESSION_IDLE_SECONDS, 1800, 1),
+    sessionMaxBytes: sessionBytes(env.SESSION_MAX_BYTES),
     loginPath: env.LOGIN_PATH || '',
     logExcludedHttpCodes: httpCodes('LOG_EXCLUDED_HTTP_CODES', env.LOG_EXCLUDED_HTTP_CODES ?? (debug ? '' : '404,405')),
     rememberMeCookieName: cookieName('REMEMBER_ME_COOKIE_NAME', env.REMEMBER_ME_COOKIE_NAME || 'REMEMBERME'),

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig, parseByteSize, type AppConfig } from '../../src/app/config.ts';
 import { createApp, type AppOptions } from '../../src/app/create-app.ts';
+import { HttpResponse } from '../../src/http/response.ts';
+import type { KernelRequest } from '../../src/http/request.ts';
 
 test('defaults follow CONTRACT §2', () => {
   const c = loadConfig({}, {});
@@ -147,4 +149,39 @@ test('regression: there was no TRUSTED_HEADERS, so every forwarded header of a t
   assert.throws(() => loadConfig({ trustedHeaders: 'x-forwarded-for' as never }, {}), /createApp option "trustedHeaders" must be an array of names among forwarded, .*got "x-forwarded-for" \(a string\)\./);
   assert.throws(() => loadConfig({ trustedHeaders: ['X-Forwarded-For'] as never }, {}), /got "X-Forwarded-For" \(a string\) at index 0\./);
   assert.throws(() => createApp({ trustedHeader: [] } as AppOptions), /Unknown createApp option "trustedHeader" \(did you mean "trustedHeaders"\?\)/);
+});
+
+test('regression: the session store\'s total data bound (64 MiB) could not be configured; SESSION_MAX_BYTES and sessionMaxBytes set it, and a guest session past it is evicted', async () => {
+  const routes = [
+    {
+      name: 'visit',
+      path: '/visit',
+      controller: (r: KernelRequest) => {
+        const session = r.getSession();
+        const visits = ((session.get('visits') as number | undefined) ?? 0) + 1;
+        session.set('visits', visits);
+        session.set('padding', 'x'.repeat(400)); // about 800 bytes of session data
+        return HttpResponse.json({ visits });
+      },
+    },
+  ];
+  const visit = async (app: ReturnType<typeof createApp>, cookie?: string) => {
+    const r = await app.fetch(new Request('http://localhost/visit', { headers: cookie ? { cookie } : {} }));
+    const setCookie = r.headers.get('set-cookie');
+    return { visits: ((await r.json()) as { visits: number }).visits, cookie: setCookie ? setCookie.split(';')[0]! : cookie };
+  };
+  /** The first client's second visit after two other clients started sessions. */
+  const secondVisit = async (app: ReturnType<typeof createApp>) => {
+    const first = await visit(app);
+    await visit(app);
+    await visit(app);
+    return (await visit(app, first.cookie)).visits;
+  };
+  assert.equal(await secondVisit(createApp({ env: 'prod', environment: {}, logSink: () => {}, routes })), 2, 'the default bound keeps all three');
+  assert.equal(await secondVisit(createApp({ env: 'prod', environment: { SESSION_MAX_BYTES: '2kb' }, logSink: () => {}, routes })), 1, 'past 2 KiB the oldest guest went');
+  assert.equal(await secondVisit(createApp({ env: 'prod', environment: {}, sessionMaxBytes: 2048, logSink: () => {}, routes })), 1);
+  assert.equal(createApp({ env: 'prod', environment: { SESSION_MAX_BYTES: '512kb' }, logSink: () => {} }).config.sessionMaxBytes, 512 * 1024);
+  assert.throws(build({ environment: { SESSION_MAX_BYTES: '100' } }), { message: 'SESSION_MAX_BYTES must be at least 1024 bytes (1kb), got "100".' });
+  assert.throws(build({ environment: { SESSION_MAX_BYTES: 'lots' } }), { message: 'SESSION_MAX_BYTES must be a size such as 1mb, 512kb or 1048576, got "lots".' });
+  assert.throws(build({ sessionMaxBytes: 10 }), /sessionMaxBytes/);
 });
