@@ -8,6 +8,7 @@ import {
   SuspiciousOperationException,
 } from '../kernel/exceptions.ts';
 import { parseCookieHeader } from './cookies.ts';
+import { decodeJsonLikePhp } from './json-decode.ts';
 import { now } from '../kernel/clock.ts';
 import { headerText, rawUrlEncode, safeDecode } from './url-encode.ts';
 import type { Listener, ListenerCall } from '../kernel/hooks.ts';
@@ -546,8 +547,9 @@ export class KernelRequest {
     return this.content();
   }
   /**
-   * Request::toArray: the JSON body as an object or a list. An empty body, undecodable JSON (invalid
-   * UTF-8 or a byte-order mark too) and a scalar are JsonExceptions with Symfony's messages: a 400.
+   * Request::toArray: the JSON body as an object or a list. An empty body, what json_decode cannot
+   * decode (invalid UTF-8, a byte-order mark, nesting past 512, an unpaired surrogate escape too) and a
+   * scalar are JsonExceptions with Symfony's messages: a 400.
    */
   async toArray(): Promise<Record<string, unknown> | unknown[]> {
     const bytes = await this.content();
@@ -555,8 +557,7 @@ export class KernelRequest {
     let text: string;
     let data: unknown;
     try {
-      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-      data = JSON.parse(text);
+      ({ data, text } = decodeJsonLikePhp(bytes));
     } catch (error) {
       throw new JsonException('Could not decode request body.', error);
     }

@@ -1,17 +1,14 @@
 import { addParameter, inputVarsExceeded, MAX_INPUT_VARS, parseQuery, type KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
-import { isWellFormedText } from '../http/url-encode.ts';
+import { decodeJsonLikePhp } from '../http/json-decode.ts';
 import type { RequestEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
 
-/** PHP's json_decode depth: nesting deeper than this is a decode error (400). */
-export const MAX_JSON_DEPTH = 512;
+export { MAX_JSON_DEPTH, nestingDepth } from '../http/json-decode.ts';
 
 const JSON_TYPES = new Set(['application/json', 'application/x-json']);
 const FORM = 'application/x-www-form-urlencoded';
 const MULTIPART = 'multipart/form-data';
-/** ignoreBOM keeps a leading byte-order mark in the text, so JSON.parse refuses it as json_decode does. */
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const lenientUtf8 = new TextDecoder();
 
 /**
@@ -65,31 +62,13 @@ async function transformJson(event: RequestEvent, request: KernelRequest): Promi
   if (bytes.byteLength === 0 || (bytes.byteLength === 1 && bytes[0] === 0x30)) return;
   let data: unknown;
   try {
-    const text = strictUtf8.decode(bytes);
-    if (text.length > MAX_JSON_DEPTH * 2 && nestingDepth(text) > MAX_JSON_DEPTH) return badRequest(event);
-    data = JSON.parse(text);
-    // json_decode refuses an unpaired UTF-16 surrogate escape (JSON_ERROR_UTF16); JSON.parse keeps it.
-    // Only a text holding a surrogate escape is walked.
-    if (SURROGATE_ESCAPE.test(text) && hasLoneSurrogate(data)) return badRequest(event);
+    data = decodeJsonLikePhp(bytes).data;
   } catch {
     return badRequest(event);
   }
   if (data === null || typeof data === 'boolean') return;
   if (typeof data !== 'object') return badRequest(event);
   request.request.replace(Array.isArray(data) ? arrayToRecord(data) : (data as Record<string, unknown>));
-}
-
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
-
-/** Whether a parsed JSON value holds a string (or key) with an unpaired surrogate; its depth is bounded by the parse check. */
-function hasLoneSurrogate(value: unknown): boolean {
-  if (typeof value === 'string') return !isWellFormedText(value);
-  if (value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some(hasLoneSurrogate);
-  for (const key of Object.keys(value)) {
-    if (!isWellFormedText(key) || hasLoneSurrogate((value as Record<string, unknown>)[key])) return true;
-  }
-  return false;
 }
 
 function transformForm(request: KernelRequest): Promise<void> {
@@ -127,25 +106,4 @@ function arrayToRecord(list: unknown[]): Record<string, unknown> {
   const out: Record<string, unknown> = Object.create(null);
   for (let i = 0; i < list.length; i++) out[i] = list[i];
   return out;
-}
-
-/**
- * The deepest `[`/`{` nesting of a JSON text, strings skipped. Only called for texts long enough to
- * be deeper than the limit; linear, no recursion.
- */
-export function nestingDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) max = depth;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return max;
 }

@@ -105,6 +105,15 @@ test('Request::toArray refuses an empty body, bad JSON and scalars with Symfony\
   await assert.rejects(bad.toArray(), /Could not decode request body\./, 'invalid UTF-8');
 });
 
+test('regression: toArray accepted what json_decode refuses (an unpaired surrogate escape, nesting past 512); it now throws the same JsonException as for bad JSON', async () => {
+  for (const text of ['{"a":"\\ud800"}', '["x\\uDC00y"]', '{"\\ud83d":1}', '['.repeat(513) + ']'.repeat(513)]) {
+    await assert.rejects(body(text).toArray(), (e: Error) => e instanceof JsonException && e.message === 'Could not decode request body.', text.slice(0, 40));
+  }
+  // A surrogate pair is one character, and 512 levels are within json_decode's depth.
+  assert.deepEqual(await body('["\\ud83d\\ude00"]').toArray(), ['\u{1F600}']);
+  assert.equal((await body('['.repeat(512) + ']'.repeat(512)).toArray()).length, 1);
+});
+
 test('Request::getETags and isNoCache', () => {
   assert.deepEqual(accepting({ 'if-none-match': '"a", W/"b" ,, "c"' }).getETags(), ['"a"', 'W/"b"', '"c"']);
   assert.deepEqual(accepting({}).getETags(), []);
