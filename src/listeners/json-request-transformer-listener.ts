@@ -4,8 +4,6 @@ import { decodeJsonLikePhp } from '../http/json-decode.ts';
 import type { RequestEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
 
-export { MAX_JSON_DEPTH, nestingDepth } from '../http/json-decode.ts';
-
 const JSON_TYPES = new Set(['application/json', 'application/x-json']);
 const FORM = 'application/x-www-form-urlencoded';
 const MULTIPART = 'multipart/form-data';

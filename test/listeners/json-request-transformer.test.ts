@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HttpResponse, type RouteDefinition } from '../../src/index.ts';
-import { nestingDepth } from '../../src/listeners/json-request-transformer-listener.ts';
+import { nestingDepth } from '../../src/http/json-decode.ts';
 import { records, send, testApp } from '../pipeline/harness.ts';
 
 let lastParams: Record<string, unknown> | null = null;
