@@ -238,6 +238,13 @@ export class KernelRequest {
    * are present and disagree, that is a ConflictingHeadersException (Symfony's wording). A header left
    * out of TRUSTED_HEADERS is not read at all, as Symfony's getTrustedValues skips the headers outside
    * its trusted header set: it sets no host, scheme, port or address, and conflicts with nothing.
+   *
+   * The two lists are compared as Symfony's getTrustedValues compares them:
+   * - `for`: each as the client chain it gives (`clientChain`: trusted proxies left out, nearest first),
+   *   so two headers naming the same client through different trusted hops agree, and this returns
+   *   that chain;
+   * - `port`: a `Forwarded` host without a port stands for the scheme's default port, so it disagrees
+   *   with an X-Forwarded-Port naming another.
    */
   forwardedValues(field: 'for' | 'host' | 'proto' | 'port'): readonly string[] {
     if (!this.isFromTrustedProxy) return NOTHING_FORWARDED;
@@ -246,17 +253,41 @@ export class KernelRequest {
     const x = trusted === undefined || trusted.has(xName) ? this.headers.get(xName) : null;
     let xValues = x ? x.split(',').map((v) => v.trim()).filter(Boolean) : [];
     const fwd = trusted === undefined || trusted.has('forwarded') ? this.headers.get('forwarded') : null;
-    const fValues = fwd ? parseForwarded(fwd, field === 'port' ? 'host' : field) : [];
-    const fromForwarded = field === 'port' ? fValues.map(portOf).filter((p): p is string => p !== null) : field === 'for' ? clientIps(fValues) : fValues;
-    // Symfony's normalizeAndFilterClientIps, on both lists before they are compared: ports and brackets
-    // stripped, what is no IP address (`unknown`, an obfuscated identifier) dropped.
-    if (field === 'for') xValues = clientIps(xValues);
-    if (xValues.length && fromForwarded.length && xValues.join(',') !== fromForwarded.join(',')) {
+    let fValues = fwd ? parseForwarded(fwd, field === 'port' ? 'host' : field) : [];
+    if (field === 'for') {
+      xValues = this.clientChain(xValues);
+      fValues = this.clientChain(fValues);
+    } else if (field === 'port' && fValues.length) {
+      // What Symfony compares: the text after the host's last `:`, or the scheme's default port.
+      const fallback = this.isSecure() ? '443' : '80';
+      fValues = fValues.map((host) => (host.endsWith(']') || host.lastIndexOf(':') < 0 ? fallback : host.slice(host.lastIndexOf(':') + 1)));
+    }
+    if (xValues.length && fValues.length && xValues.join(',') !== fValues.join(',')) {
       throw new ConflictingHeadersException(
         `The request has both a trusted "FORWARDED" header and a trusted "${xName.toUpperCase().replace(/-/g, '_')}" header, conflicting with each other. You should either configure your proxy to remove one of them, or configure your project to distrust the offending one.`,
       );
     }
-    return fromForwarded.length ? fromForwarded : xValues;
+    return fValues.length ? fValues : xValues;
+  }
+
+  /**
+   * Symfony's normalizeAndFilterClientIps: the forwarded values read as addresses (`clientIps`), then
+   * the peer, without those in trusted ranges, nearest first. When every one is trusted or no value is
+   * an address, the first trusted one in header order (the peer, which is trusted, when nothing came
+   * before it). No values at all: none.
+   */
+  private clientChain(values: readonly string[]): string[] {
+    if (values.length === 0) return [];
+    const peer = this.source.remoteAddress;
+    const proxies = this.settings.trustedProxies;
+    const untrusted: string[] = [];
+    let firstTrusted: string | null = null;
+    for (const ip of clientIps(values)) {
+      // `REMOTE_ADDR` in TRUSTED_PROXIES trusts the peer's address, wherever it appears (Symfony substitutes it).
+      if (proxies.matches(ip) || (proxies.trustsPeer && ip === peer)) firstTrusted ??= ip;
+      else untrusted.push(ip);
+    }
+    return untrusted.length ? untrusted.reverse() : [firstTrusted ?? peer];
   }
 
   /** The Host as sent (forwarded host from a trusted proxy first), before validation. */
@@ -378,18 +409,8 @@ export class KernelRequest {
   getClientIps(): string[] {
     const peer = this.source.remoteAddress;
     if (!this.isFromTrustedProxy) return [peer];
-    const forwarded = this.forwardedValues('for');
-    if (forwarded.length === 0) return [peer];
-    const proxies = this.settings.trustedProxies;
-    const untrusted: string[] = [];
-    // The peer ends the chain and is trusted (the request came from a trusted proxy): the fallback when nothing before it is.
-    let firstTrusted: string | null = null;
-    for (const ip of forwarded) {
-      // `REMOTE_ADDR` in TRUSTED_PROXIES trusts the peer's address, wherever it appears (Symfony substitutes it).
-      if (proxies.matches(ip) || (proxies.trustsPeer && ip === peer)) firstTrusted ??= ip;
-      else untrusted.push(ip);
-    }
-    return untrusted.length ? untrusted.reverse() : [firstTrusted ?? peer];
+    const chain = this.forwardedValues('for');
+    return chain.length ? (chain as string[]) : [peer];
   }
 
   getClientIp(): string {

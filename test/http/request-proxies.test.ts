@@ -41,6 +41,34 @@ test('regression: getClientIps() returned only the nearest untrusted address; it
   assert.deepEqual(kernelRequest({ headers: { 'x-forwarded-for': '1.1.1.1' }, remoteAddress: '9.9.9.9' }, { trustedProxies: new IpMatcher(['10.0.0.0/8']) }).getClientIps(), ['9.9.9.9'], 'an untrusted peer: itself');
 });
 
+test('regression: Forwarded and X-Forwarded-For naming the same client through different trusted hops were a conflict (400); Symfony compares the two chains with trusted proxies left out', async () => {
+  const { app } = testApp({ env: 'prod', routes, trustedProxies: ['10.0.0.0/8'] });
+  const ask = (headers: Record<string, string>) => send(app, 'http://shop.example/reset', { headers, remoteAddress: '10.0.0.1' });
+  const same = await ask({ 'x-forwarded-for': '203.0.113.7, 10.0.0.5', forwarded: 'for=203.0.113.7' });
+  assert.equal(same.status, 200, 'the same client: no conflict');
+  assert.deepEqual((await same.json()).ips, ['203.0.113.7']);
+  const portsDiffer = await ask({ 'x-forwarded-for': '203.0.113.7:4711, 10.0.0.5', forwarded: 'for="[2001:db8::1]", for=203.0.113.7;proto=http' });
+  assert.equal(portsDiffer.status, 400, 'a different chain is still a conflict');
+  assert.equal((await ask({ 'x-forwarded-for': '203.0.113.7', forwarded: 'for=198.51.100.66' })).status, 400, 'different clients are still a conflict');
+  // Symfony's fallback for a list with no untrusted address is the peer (or the first trusted one), and it is compared too.
+  assert.equal((await ask({ 'x-forwarded-for': 'unknown', forwarded: 'for=203.0.113.7' })).status, 400, 'X-Forwarded-For gives the peer, Forwarded a client');
+  assert.equal((await ask({ 'x-forwarded-for': '10.0.0.9', forwarded: 'for=10.0.0.9;host=shop.example' })).status, 200, 'both give the same trusted address');
+});
+
+test('regression: a Forwarded host without a port and an X-Forwarded-Port naming another were not a conflict; the host stands for the default port, as in Symfony', async () => {
+  const { app } = testApp({ env: 'prod', routes, trustedProxies: ['10.0.0.0/8'] });
+  const ask = (headers: Record<string, string>) => send(app, 'http://shop.example/reset', { headers, remoteAddress: '10.0.0.1' });
+  assert.equal((await ask({ forwarded: 'host=shop.example', 'x-forwarded-port': '8443' })).status, 400);
+  const debug = testApp({ routes, trustedProxies: ['10.0.0.0/8'] }).app;
+  const shown = await send(debug, 'http://shop.example/reset', { headers: { forwarded: 'host=shop.example', 'x-forwarded-port': '8443' }, remoteAddress: '10.0.0.1' });
+  assert.match(decodeURIComponent(shown.headers.get('x-debug-exception') ?? ''), /a trusted "X_FORWARDED_PORT" header, conflicting with each other/);
+  const agree = await ask({ forwarded: 'host=shop.example:8443', 'x-forwarded-port': '8443' });
+  assert.equal((await agree.json()).link, 'http://shop.example:8443/reset?token=t0k');
+  assert.equal((await (await ask({ forwarded: 'host=shop.example', 'x-forwarded-port': '80' })).json()).link, 'http://shop.example/reset?token=t0k', 'the default port agrees');
+  assert.equal((await (await ask({ forwarded: 'host=shop.example;proto=https', 'x-forwarded-port': '443' })).json()).link, 'https://shop.example/reset?token=t0k', 'https: 443 agrees');
+  assert.equal((await ask({ forwarded: 'host=shop.example;proto=https', 'x-forwarded-port': '80' })).status, 400, 'https: 80 does not');
+});
+
 test('regression: IPv4-mapped IPv6 ranges (::ffff:10.0.0.0/104, ::ffff:0:0/96) were refused as trusted proxies; they are IPv6 ranges, matched as IpUtils matches them', () => {
   const mapped = new IpMatcher(['::ffff:10.0.0.0/104']);
   assert.equal(mapped.matches('::ffff:10.1.2.3'), true);
