@@ -260,7 +260,10 @@ export class KernelRequest {
     } else if (field === 'port' && fValues.length) {
       // What Symfony compares: the text after the host's last `:`, or the scheme's default port.
       const fallback = this.isSecure() ? '443' : '80';
-      fValues = fValues.map((host) => (host.endsWith(']') || host.lastIndexOf(':') < 0 ? fallback : host.slice(host.lastIndexOf(':') + 1)));
+      fValues = fValues.map((host) => {
+        const colon = host.lastIndexOf(':');
+        return colon < 0 || host.endsWith(']') ? fallback : host.slice(colon + 1);
+      });
     }
     if (xValues.length && fValues.length && xValues.join(',') !== fValues.join(',')) {
       throw new ConflictingHeadersException(
