@@ -17,6 +17,7 @@ import { LEVELS, type LevelName } from '../log/levels.ts';
 import type { LogRecord } from '../log/record.ts';
 import { isIp, type IpMatcher } from './ip.ts';
 import { parseCacheControl } from '../listeners/cache-control.ts';
+import { combineHeaderParts, phpTrim, splitHeader } from './header-utils.ts';
 import { HeaderBag, ParameterBag } from './parameter-bag.ts';
 import type { Session } from './session.ts';
 import { isDigits, readStreamBounded, type RequestSource } from './source.ts';
@@ -94,6 +95,8 @@ export class KernelRequest {
   private _pathInfo: string | undefined;
   private _host: string | undefined;
   private hostValid = true;
+  /** Symfony's isForwardedValid: cleared by the first forwarded-header conflict, which is thrown once (forwardedValues). */
+  private forwardedValid = true;
   private _requestId: string | undefined;
   private _content: Promise<Uint8Array> | undefined;
   private _locale: string | undefined;
@@ -245,13 +248,19 @@ export class KernelRequest {
    *   that chain;
    * - `port`: a `Forwarded` host without a port stands for the scheme's default port, so it disagrees
    *   with an X-Forwarded-Port naming another.
+   *
+   * X-Forwarded-* values are read as Symfony reads them, split at commas and trimmed, an empty one kept
+   * (a header sent empty is one empty value); `Forwarded` as its HeaderUtils splits it (parseForwarded).
+   * The conflict is thrown once, as Symfony's isForwardedValid: afterwards (the error page, the log, the
+   * profile) a conflicting field answers as Symfony's does, `0.0.0.0` then the peer for the client
+   * chain, no forwarded value for the others.
    */
   forwardedValues(field: 'for' | 'host' | 'proto' | 'port'): readonly string[] {
     if (!this.isFromTrustedProxy) return NOTHING_FORWARDED;
     const trusted = this.settings.trustedHeaders;
     const xName = `x-forwarded-${field}` as const;
     const x = trusted === undefined || trusted.has(xName) ? this.headers.get(xName) : null;
-    let xValues = x ? x.split(',').map((v) => v.trim()).filter(Boolean) : [];
+    let xValues = x === null ? [] : x.split(',').map(phpTrim);
     const fwd = trusted === undefined || trusted.has('forwarded') ? this.headers.get('forwarded') : null;
     let fValues = fwd ? parseForwarded(fwd, field === 'port' ? 'host' : field) : [];
     if (field === 'for') {
@@ -265,7 +274,9 @@ export class KernelRequest {
         return colon < 0 || host.endsWith(']') ? fallback : host.slice(colon + 1);
       });
     }
-    if (xValues.length && fValues.length && xValues.join(',') !== fValues.join(',')) {
+    if (xValues.length && fValues.length && !sameValues(xValues, fValues)) {
+      if (!this.forwardedValid) return field === 'for' ? ['0.0.0.0', this.source.remoteAddress] : NOTHING_FORWARDED;
+      this.forwardedValid = false;
       throw new ConflictingHeadersException(
         `The request has both a trusted "FORWARDED" header and a trusted "${xName.toUpperCase().replace(/-/g, '_')}" header, conflicting with each other. You should either configure your proxy to remove one of them, or configure your project to distrust the offending one.`,
       );
@@ -776,20 +787,26 @@ function clientIps(values: readonly string[]): string[] {
   return out;
 }
 
-/** Values of one parameter in a `Forwarded` header (RFC 7239), in order. */
+/**
+ * Values of one parameter in a `Forwarded` header (RFC 7239), one per element that has it, as Symfony's
+ * getTrustedValues takes them: HeaderUtils::split(',;=') and ::combine, so quotes and escapes are
+ * resolved, a quoted value may hold `,` `;` `=`, and a parameter given twice in one element counts once,
+ * with its last value. A parameter without a value is PHP's `true`, which reads as the string '1'.
+ */
 function parseForwarded(header: string, param: string): string[] {
   const out: string[] = [];
-  for (const element of header.split(',')) {
-    for (const pair of element.split(';')) {
-      const eq = pair.indexOf('=');
-      if (eq < 0) continue;
-      if (pair.slice(0, eq).trim().toLowerCase() !== param) continue;
-      let v = pair.slice(eq + 1).trim();
-      if (v.length >= 2 && v[0] === '"' && v[v.length - 1] === '"') v = v.slice(1, -1);
-      out.push(v);
-    }
+  for (const element of splitHeader(header, ',;=') as string[][][]) {
+    const value = combineHeaderParts(element).get(param);
+    if (value !== undefined) out.push(value === true ? '1' : value);
   }
   return out;
+}
+
+/** PHP's `===` on two lists of strings. */
+function sameValues(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**

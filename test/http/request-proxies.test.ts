@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HttpResponse, type RouteDefinition } from '../../src/index.ts';
+import { ConflictingHeadersException, HttpResponse, type RouteDefinition } from '../../src/index.ts';
 import { IpMatcher } from '../../src/http/ip.ts';
 import { send, testApp } from '../pipeline/harness.ts';
 import { kernelRequest } from '../support/request.ts';
@@ -67,6 +67,33 @@ test('regression: a Forwarded host without a port and an X-Forwarded-Port naming
   assert.equal((await (await ask({ forwarded: 'host=shop.example', 'x-forwarded-port': '80' })).json()).link, 'http://shop.example/reset?token=t0k', 'the default port agrees');
   assert.equal((await (await ask({ forwarded: 'host=shop.example;proto=https', 'x-forwarded-port': '443' })).json()).link, 'https://shop.example/reset?token=t0k', 'https: 443 agrees');
   assert.equal((await ask({ forwarded: 'host=shop.example;proto=https', 'x-forwarded-port': '80' })).status, 400, 'https: 80 does not');
+});
+
+/** A request that came through the trusted proxy 10.0.0.1 with these headers. */
+const proxied = (headers: Record<string, string>) => kernelRequest({ headers, remoteAddress: '10.0.0.1' }, { trustedProxies: new IpMatcher(['10.0.0.0/8']) });
+
+test('regression: Forwarded was split at every comma and semicolon, quoted or not, so a quoted value could add a client address (host="x,for=6.6.6.6;y"); it is read with HeaderUtils::split, as Symfony reads it', () => {
+  const forwarded = (value: string) => proxied({ forwarded: value });
+  assert.deepEqual(forwarded('for=192.0.2.9;host="shop.example,for=6.6.6.6;y"').getClientIps(), ['192.0.2.9'], 'a quoted value is one value');
+  assert.deepEqual(forwarded('for="192.0.2.\\9"').getClientIps(), ['192.0.2.9'], 'escapes are resolved');
+  assert.deepEqual(forwarded('for=198.51.100.1;for=192.0.2.9').getClientIps(), ['192.0.2.9'], 'a parameter twice in one element: its last value');
+  assert.deepEqual(forwarded('for=198.51.100.1, for=192.0.2.9').getClientIps(), ['192.0.2.9', '198.51.100.1'], 'one value per element');
+  assert.equal(forwarded('for=192.0.2.9;host=shop."example"').getHost(), 'shop.example', 'quotes inside a value are dropped');
+  assert.equal(forwarded('for=192.0.2.9;proto').isSecure(), true, "a parameter without a value is PHP's true, the string '1'");
+});
+
+test('regression: empty X-Forwarded-* values were dropped ("X-Forwarded-Proto: , https" was https); Symfony keeps them, so the first value is the empty one', () => {
+  assert.equal(proxied({ 'x-forwarded-proto': ', https' }).isSecure(), false);
+  assert.equal(proxied({ 'x-forwarded-proto': 'https, ' }).isSecure(), true);
+  assert.deepEqual(proxied({ 'x-forwarded-for': '203.0.113.7, , 198.51.100.1' }).getClientIps(), ['198.51.100.1', '203.0.113.7'], 'an empty address is no address');
+});
+
+test('regression: a forwarded-header conflict was thrown on every read, so the 400\'s page, log and profile had no client address; it is thrown once (Symfony\'s isForwardedValid), then the client is 0.0.0.0 and other fields are not forwarded', () => {
+  const request = proxied({ host: 'shop.example', 'x-forwarded-for': '203.0.113.7', 'x-forwarded-host': 'shop.example', forwarded: 'for=198.51.100.66;host=evil.example' });
+  assert.throws(() => request.getClientIps(), ConflictingHeadersException);
+  assert.deepEqual(request.getClientIps(), ['0.0.0.0', '10.0.0.1']);
+  assert.equal(request.getClientIp(), '0.0.0.0');
+  assert.equal(request.getHost(), 'shop.example', 'the host conflict after it is not thrown: the Host header, as no host was forwarded');
 });
 
 test('regression: IPv4-mapped IPv6 ranges (::ffff:10.0.0.0/104, ::ffff:0:0/96) were refused as trusted proxies; they are IPv6 ranges, matched as IpUtils matches them', () => {

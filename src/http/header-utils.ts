@@ -1,0 +1,141 @@
+/**
+ * Symfony 5.4's HeaderUtils::split, ::combine and ::unquote, as Request::getTrustedValues reads a
+ * `Forwarded` header with them: values are taken exactly as Symfony takes them, so a quoted value
+ * holding a separator (`for="[2001:db8::1]:4711"`, `host="a,b"`), an escape, or a parameter given
+ * twice in one element (the last wins) means the same thing to both.
+ *
+ * The split is a hand-written scanner that follows the PCRE pattern of HeaderUtils::split match by
+ * match (a token: quoted strings and unquoted runs, no leading or trailing blank; or a separator with
+ * the blanks around it), then groups the matches level by level as its groupParts does in Symfony 5.4's
+ * later releases (after symfony/symfony#51819: at the last level the first separator starts the
+ * value, and later ones stay in it).
+ */
+
+/** What HeaderUtils::split returns: nested lists of strings, one level per separator. */
+export type HeaderParts = Array<string | HeaderParts>;
+
+interface Match {
+  readonly text: string;
+  /** The separator character of a separator match; null for a token. */
+  readonly separator: string | null;
+}
+
+/** PCRE's `\s` (space, tab, LF, VT, FF, CR). */
+function isBlank(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+}
+
+/** PHP's trim(): space, tab, LF, CR, NUL and VT, not FF. */
+export function phpTrim(text: string): string {
+  const strip = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x00 || c === 0x0b;
+  let start = 0;
+  let end = text.length;
+  while (start < end && strip(text.charCodeAt(start))) start++;
+  while (end > start && strip(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
+/** The matches preg_match_all finds in the trimmed header, in order. */
+function scan(header: string, separators: string): Match[] {
+  const text = phpTrim(header);
+  const n = text.length;
+  const isSeparator = (i: number) => separators.indexOf(text[i]) >= 0;
+  const out: Match[] = [];
+  let p = 0;
+  while (p < n) {
+    if (isBlank(text.charCodeAt(p))) {
+      // Only a separator match may start on a blank; otherwise the blanks match nothing.
+      let q = p;
+      while (q < n && isBlank(text.charCodeAt(q))) q++;
+      if (q < n && isSeparator(q)) p = separatorAt(text, p, q, out);
+      else p = q;
+    } else if (isSeparator(p)) {
+      p = separatorAt(text, p, p, out);
+    } else {
+      let q = p;
+      for (;;) {
+        if (q < n && text[q] === '"') q = quotedEnd(text, q + 1);
+        else if (q < n && !isSeparator(q)) while (q < n && text[q] !== '"' && !isSeparator(q)) q++;
+        else break;
+      }
+      // `(?<!\s)`: a token gives back its trailing blanks.
+      while (q > p + 1 && isBlank(text.charCodeAt(q - 1))) q--;
+      out.push({ text: text.slice(p, q), separator: null });
+      p = q;
+    }
+  }
+  return out;
+}
+
+/** A separator match: the blanks from `start`, the separator at `at`, the blanks after it. Returns where it ends. */
+function separatorAt(text: string, start: number, at: number, out: Match[]): number {
+  let end = at + 1;
+  while (end < text.length && isBlank(text.charCodeAt(end))) end++;
+  out.push({ text: text.slice(start, end), separator: text[at] });
+  return end;
+}
+
+/** The end of a quoted string whose opening quote is before `i`: after its closing quote, a lone backslash, or at the end. */
+function quotedEnd(text: string, i: number): number {
+  while (i < text.length) {
+    const c = text[i];
+    if (c === '"') return i + 1;
+    if (c === '\\') {
+      // `\\.`: an escaped character (PCRE's `.` is anything but LF); otherwise the backslash ends the string.
+      if (i + 1 < text.length && text[i + 1] !== '\n') i += 2;
+      else return i + 1;
+    } else i++;
+  }
+  return i;
+}
+
+function groupParts(matches: readonly Match[], separators: string, first: boolean): HeaderParts {
+  const separator = separators[0];
+  const inner = separators.slice(1);
+  if (inner === '' && !first) {
+    // A name and its value: the first separator starts the value, later ones are part of it (`a=b=` is `b=`).
+    const pair = [''];
+    for (const match of matches) {
+      if (pair.length === 1 && match.separator !== null) pair.push('');
+      else pair[pair.length - 1] += unquoteHeader(match.text);
+    }
+    return pair;
+  }
+  const groups: Match[][] = [];
+  let i = 0;
+  for (const match of matches) {
+    if (match.separator === separator) i++;
+    else (groups[i] ??= []).push(match);
+  }
+  const parts: HeaderParts = [];
+  for (const group of groups) {
+    if (!group) continue;
+    if (inner === '') {
+      const unquoted = unquoteHeader(group[0].text);
+      if (unquoted !== '') parts.push(unquoted);
+    } else {
+      parts.push(groupParts(group, inner, false));
+    }
+  }
+  return parts;
+}
+
+/** HeaderUtils::split: the header split by each separator in turn, `separators` ordered by precedence (`,;=`). */
+export function splitHeader(header: string, separators: string): HeaderParts {
+  return groupParts(scan(header, separators), separators, true);
+}
+
+/** HeaderUtils::unquote: every quote dropped and every backslash escape resolved, wherever they are. */
+export function unquoteHeader(text: string): string {
+  return text.indexOf('"') < 0 && text.indexOf('\\') < 0 ? text : text.replace(/\\([^\n])|"/g, '$1');
+}
+
+/**
+ * HeaderUtils::combine: name/value pairs as a map, names lower-cased as PHP's strtolower (ASCII only), a
+ * name without a value `true`, a name given twice its last value.
+ */
+export function combineHeaderParts(pairs: readonly (readonly string[])[]): Map<string, string | true> {
+  const out = new Map<string, string | true>();
+  for (const [name, value] of pairs) out.set(name.replace(/[A-Z]+/g, (c) => c.toLowerCase()), value ?? true);
+  return out;
+}
