@@ -1,3 +1,5 @@
+import { nullRecord } from './null-record.ts';
+
 /**
  * Symfony's ParameterBag over a Map: keys such as `__proto__` or `constructor` are plain keys and never
  * reach Object.prototype, and the many attribute writes of a request stay cheap. The Map is made on
@@ -27,7 +29,7 @@ export class ParameterBag<V = unknown> {
   }
   /** A copy of every entry, as an object without prototype. */
   all(): Record<string, V> {
-    const out: Record<string, V> = Object.create(null);
+    const out = nullRecord<V>();
     if (this.data) for (const [k, v] of this.data) out[k] = v;
     return out;
   }
@@ -156,7 +158,7 @@ export class HeaderBag {
     return out;
   }
   all(): Record<string, string> {
-    const out: Record<string, string> = Object.create(null);
+    const out = nullRecord<string>();
     for (const [k, v] of this.source.headers()) out[k.toLowerCase()] = v;
     if (this.overrides) for (const [k, v] of this.overrides) if (v === null) delete out[k]; else out[k] = v;
     return out;

@@ -21,6 +21,7 @@ import { combineHeaderParts, phpTrim, splitHeader } from './header-utils.ts';
 import { HeaderBag, ParameterBag } from './parameter-bag.ts';
 import type { Session } from './session.ts';
 import { isDigits, readStreamBounded, type RequestSource } from './source.ts';
+import { nullRecord } from './null-record.ts';
 
 /** Per-app settings the request model needs; built once by the app (see app/config.ts). */
 export interface RequestSettings {
@@ -854,12 +855,12 @@ export function addParameter(out: Record<string, unknown>, name: string, value: 
     const segment = path[i]!;
     let child = getEntry(parent, parentKey);
     if (!isContainer(child)) {
-      child = segment === '' || segment === '0' ? [] : (Object.create(null) as Record<string, unknown>);
+      child = segment === '' || segment === '0' ? [] : nullRecord();
       setEntry(parent, parentKey, child);
     }
     if (Array.isArray(child) && !(segment === '' || (isPhpIntegerKey(segment) && Number(segment) >= 0 && Number(segment) <= child.length))) {
       // A key that breaks the 0, 1, 2… run: the array becomes an object with the same entries.
-      const record: Record<string, unknown> = Object.create(null);
+      const record = nullRecord();
       for (let j = 0; j < child.length; j++) record[String(j)] = child[j];
       nextFreeIndex.set(record, child.length);
       setEntry(parent, parentKey, record);
@@ -906,7 +907,7 @@ function nextIndex(container: ParameterContainer): string {
  * MAX_INPUT_VARS pairs the rest is dropped and `exceeded` is called, once.
  */
 export function parseQuery(qs: string, exceeded?: () => void): Record<string, unknown> {
-  const out: Record<string, unknown> = Object.create(null);
+  const out = nullRecord();
   let count = 0;
   for (let start = 0; start < qs.length; ) {
     let end = qs.indexOf('&', start);
@@ -936,7 +937,7 @@ export function inputVarsExceeded(request: KernelRequest, source: 'query string'
  * it counts query pairs: past the limit the rest is dropped and `exceeded` called, once).
  */
 function parseCookies(header: string | null, exceeded: () => void): Record<string, unknown> {
-  const out: Record<string, unknown> = Object.create(null);
+  const out = nullRecord();
   if (!header) return out;
   const pairs = parseCookieHeader(header);
   const kept = pairs.length > MAX_INPUT_VARS ? MAX_INPUT_VARS : pairs.length;

@@ -3,6 +3,7 @@ import { HttpResponse } from '../http/response.ts';
 import { decodeJsonLikePhp } from '../http/json-decode.ts';
 import type { RequestEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
+import { nullRecord } from '../http/null-record.ts';
 
 const JSON_TYPES = new Set(['application/json', 'application/x-json']);
 const FORM = 'application/x-www-form-urlencoded';
@@ -86,7 +87,7 @@ async function transformMultipart(event: RequestEvent, request: KernelRequest, h
   } catch {
     return badRequest(event);
   }
-  const params: Record<string, unknown> = Object.create(null);
+  const params = nullRecord();
   let count = 0;
   // Fields and files count alike against PHP's max_input_vars.
   for (const [key, value] of form) {
@@ -101,7 +102,7 @@ async function transformMultipart(event: RequestEvent, request: KernelRequest, h
 
 /** A JSON array as body parameters: keys `0`, `1`, ... in a null-prototype object. */
 function arrayToRecord(list: unknown[]): Record<string, unknown> {
-  const out: Record<string, unknown> = Object.create(null);
+  const out = nullRecord();
   for (let i = 0; i < list.length; i++) out[i] = list[i];
   return out;
 }

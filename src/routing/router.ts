@@ -39,6 +39,7 @@ import {
   type RouteDefinition,
 } from './route.ts';
 import { hardenGeneratedPath, isUnsafeRedirectPath } from './safe-path.ts';
+import { nullRecord } from '../http/null-record.ts';
 
 export type { CompiledRoute, RouteDefinition, RouteOptions } from './route.ts';
 
@@ -271,7 +272,7 @@ export class Router {
     if (route === undefined) {
       throw new RouteNotFoundException(`Unable to generate a URL for the named route "${name}" as such route does not exist.`);
     }
-    const values: Record<string, string | string[]> = Object.create(null);
+    const values = nullRecord<string | string[]>();
     const missing: string[] = [];
     const context = options.context;
     for (const variable of route.variables) {

@@ -1,5 +1,6 @@
 import type { Session } from '../http/session.ts';
 import type { SessionStore, SessionUpdate } from './store.ts';
+import { nullRecord } from '../http/null-record.ts';
 
 /**
  * Session keys starting with this hold a logged-in member (a firewall context keeps its member under
@@ -316,7 +317,7 @@ function parseData(raw: string): Map<string, unknown> | null {
 }
 
 function toRecord(data: Map<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = Object.create(null);
+  const out = nullRecord();
   for (const [k, v] of data) out[k] = v;
   return out;
 }
