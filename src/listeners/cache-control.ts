@@ -1,3 +1,5 @@
+import { combineHeaderParts, splitHeader } from '../http/header-utils.ts';
+
 /**
  * Cache-Control handling shared by ResponseListener, HttpCacheListener and SessionListener, following
  * Symfony's ResponseHeaderBag: directives are rendered sorted, `, `-separated; a response without any
@@ -15,38 +17,12 @@ export const DEFAULT_CACHE_CONTROL = '_default_cache_control';
 export type Directives = Map<string, string | true>;
 
 /**
- * HeaderUtils::split(header, ',=') + combine: directives split at commas outside quoted strings, names
- * lower-cased, quoted values unquoted (`no-cache="set-cookie, x-id"` is one directive).
+ * HeaderBag::parseCacheControl: HeaderUtils::split(header, ',=') and ::combine (http/header-utils.ts), so
+ * directives split at commas outside quoted strings, names lower-cased, quoted values unquoted
+ * (`no-cache="set-cookie, x-id"` is one directive), a directive without a value `true`.
  */
 export function parseCacheControl(header: string): Directives {
-  const out: Directives = new Map();
-  let start = 0;
-  let quoted = false;
-  for (let i = 0; i <= header.length; i++) {
-    const c = header[i];
-    if (quoted) {
-      if (c === '\\') i++;
-      else if (c === '"') quoted = false;
-    } else if (c === '"') {
-      quoted = true;
-    } else if (c === ',' || i === header.length) {
-      addDirective(out, header.slice(start, i));
-      start = i + 1;
-    }
-  }
-  return out;
-}
-
-function addDirective(out: Directives, item: string): void {
-  const eq = item.indexOf('=');
-  const name = (eq < 0 ? item : item.slice(0, eq)).trim().toLowerCase();
-  if (!name) return;
-  out.set(name, eq < 0 ? true : unquote(item.slice(eq + 1).trim()));
-}
-
-/** HeaderUtils::unquote: quotes dropped, backslash escapes resolved. */
-function unquote(value: string): string {
-  return value.indexOf('"') < 0 && value.indexOf('\\') < 0 ? value : value.replace(/\\(.)|"/gs, '$1');
+  return combineHeaderParts(splitHeader(header, ',=') as string[][]);
 }
 
 const TOKEN = /^[a-z0-9!#$%&'*.^_`|~-]+$/i;
