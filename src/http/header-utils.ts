@@ -25,13 +25,17 @@ function isBlank(c: number): boolean {
   return c === 0x20 || (c >= 0x09 && c <= 0x0d);
 }
 
-/** PHP's trim(): space, tab, LF, CR, NUL and VT, not FF. */
+/** What PHP's trim() strips: space, tab, LF, CR, NUL and VT, not FF. */
+function isTrimmed(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x00 || c === 0x0b;
+}
+
+/** PHP's trim(). */
 export function phpTrim(text: string): string {
-  const strip = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x00 || c === 0x0b;
   let start = 0;
   let end = text.length;
-  while (start < end && strip(text.charCodeAt(start))) start++;
-  while (end > start && strip(text.charCodeAt(end - 1))) end--;
+  while (start < end && isTrimmed(text.charCodeAt(start))) start++;
+  while (end > start && isTrimmed(text.charCodeAt(end - 1))) end--;
   return start === 0 && end === text.length ? text : text.slice(start, end);
 }
 
