@@ -45,6 +45,31 @@ function redirectRouteParameters(redirect: Record<string, unknown>, params: Reco
 }
 
 /**
+ * A redirect's `_route_params`: RouterListener sets the whole match minus `_route` and `_controller`, and
+ * RedirectableCompiledUrlMatcher's match is `redirect() + $ret` — the redirect's keys, then the route's.
+ */
+function redirectRouteParams(redirect: Record<string, unknown>, params: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...redirect };
+  for (const key of Object.keys(params)) if (!Object.hasOwn(out, key) && key !== '_route' && key !== '_controller') out[key] = params[key];
+  return out;
+}
+
+/**
+ * Route options that stand for annotations on the route's controller (Sensio's @Cache, @Template,
+ * @ParamConverter, @Security, @IsGranted, and the login requirement): a trailing-slash redirect runs
+ * RedirectController::urlRedirectAction, which carries none, so Symfony answers its 301 without them
+ * (no 401 or 403 before the redirect, no cache headers on it). `stateless` stays: in Symfony it is the
+ * route default `_stateless`, which the redirect's parameters keep; so do the application's own options.
+ */
+const CONTROLLER_OPTIONS: ReadonlySet<string> = new Set(['requiresLogin', 'cache', 'template', 'converters', 'security', 'isGranted']);
+
+function redirectRouteOptions(options: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(options)) if (!CONTROLLER_OPTIONS.has(key)) out[key] = options[key];
+  return out;
+}
+
+/**
  * Symfony's RouterListener: matches the request, fills the route attributes and logs the match; a miss
  * becomes a NotFoundHttpException / MethodNotAllowedHttpException with Symfony's exact messages.
  */
@@ -77,8 +102,8 @@ export class RouterListener {
     for (const key of Object.keys(params)) attributes.set(key, params[key]);
     attributes.set('_route', route.name);
     attributes.set('_controller', controller);
-    attributes.set('_route_params', params);
-    attributes.set('_route_options', route.definition.options ?? {});
+    attributes.set('_route_params', redirect !== null ? redirectRouteParams(redirect, params) : params);
+    attributes.set('_route_options', redirect !== null ? redirectRouteOptions(route.options) : (route.definition.options ?? {}));
     if (redirect !== null) for (const key of Object.keys(redirect)) attributes.set(key, redirect[key]);
 
     if (request.logs('info')) {
@@ -111,7 +136,9 @@ export class RouterListener {
       // message is logged and shown. The host hands its bytes over as Latin-1: decoded like the Host, so
       // a UTF-8 `é` shows as `é`, not `Ã©`.
       const referer = request.headers.get('referer');
-      const message = `No route found for "${method} ${uri}"${referer ? ` (from "${maskQuerySecrets(headerText(referer))}")` : ''}`;
+      // `if ($referer = $request->headers->get('referer'))`: PHP's truth test, under which "0" is false too.
+      const quoted = referer !== null && referer !== '' && referer !== '0';
+      const message = `No route found for "${method} ${uri}"${quoted ? ` (from "${maskQuerySecrets(headerText(referer))}")` : ''}`;
       return withFrames(stacks, stackLimit, new NotFoundHttpException(message, previous), previous);
     } finally {
       Error.stackTraceLimit = stackLimit;

@@ -98,13 +98,45 @@ function safeDecode(value: string): string | null {
   }
 }
 
+/** A Unicode property escape (`\p{L}`, `\pL`, `\P{…}`) not itself escaped by a backslash before it. */
+const PROPERTY_ESCAPE = /(?<!\\)((?:\\\\)*)\\([pP])([CLMNPSZ]|\{)/g;
+
+/**
+ * A string requirement as Symfony's Route::sanitizeRequirement leaves it: a leading `^` or `\A` and a
+ * trailing `$` or `\z` are dropped (JavaScript reads `\A` and `\z` as the letters A and z, so such a
+ * route could never match), and an empty requirement is refused.
+ */
+function sanitizeRequirement(routeName: string, variable: string, regex: string): string {
+  let out = regex;
+  if (out.startsWith('^')) out = out.slice(1);
+  else if (out.startsWith('\\A')) out = out.slice(2);
+  if (out.endsWith('$') && !out.endsWith('\\$')) out = out.slice(0, -1);
+  else if (out.endsWith('\\z') && !out.endsWith('\\\\z')) out = out.slice(0, -2);
+  if (out === '') throw new Error(`Routing requirement for "${variable}" of route "${routeName}" cannot be empty.`);
+  return out;
+}
+
+/**
+ * A string requirement compiled as Symfony compiles it with the `utf8` option (on in the 5.4 recipe): one
+ * that names Unicode properties (`\p{L}+`, PCRE's `\pL+`) gets the `u` flag, without which JavaScript
+ * reads `\p{L}` as the letters "p{L}" and the route never matches; a pattern `u` refuses fails the build.
+ */
+function compileStringRequirement(requirement: string): RegExp {
+  let named = false;
+  const unicode = requirement.replace(PROPERTY_ESCAPE, (_all, slashes: string, p: string, name: string) => {
+    named = true;
+    return `${slashes}\\${p}${name === '{' ? '{' : `{${name}}`}`;
+  });
+  return named ? new RegExp(`^(?:${unicode})$`, 'u') : new RegExp(`^(?:${requirement})$`);
+}
+
 function compileRequirement(routeName: string, variable: string, requirement: string | RegExp): RegExp {
   try {
     if (requirement instanceof RegExp) {
       return new RegExp(`^(?:${requirement.source})$`, requirement.flags.replace(/[gy]/g, ''));
     }
     if (typeof requirement !== 'string') throw new TypeError('a requirement must be a string or a RegExp');
-    return new RegExp(`^(?:${requirement})$`);
+    return compileStringRequirement(requirement);
   } catch (error) {
     throw new Error(
       `Invalid requirement for parameter "${variable}" of route "${routeName}": ${(error as Error).message}`,
@@ -143,6 +175,13 @@ export class CompiledRouteImpl implements CompiledRoute {
 
   /** @internal The exact raw path of a static route. */
   readonly staticPath: string | null;
+  /**
+   * @internal A static route ending in `/` also serves its path with more trailing slashes (`/dir//`):
+   * Symfony's compiled matcher looks static routes up by the rtrimmed path and only checks that the
+   * request ends with a slash (CompiledUrlMatcherTrait::doMatch). The router clears it for a route that
+   * Symfony would compile as dynamic (see Router), whose regex takes one trailing slash only.
+   */
+  extraSlashes: boolean;
   /**
    * @internal The route's leading whole path segments, for the router's prefix index: a string is a
    * literal segment, null a segment that is exactly one `:param` (any non-empty segment). Segments after
@@ -239,7 +278,8 @@ export class CompiledRouteImpl implements CompiledRoute {
     this.requiredVariables = required;
 
     const requirements = new Map<string, { regexp: RegExp; source: string }>();
-    for (const [variable, requirement] of Object.entries(definition.requirements ?? {})) {
+    for (const [variable, given] of Object.entries(definition.requirements ?? {})) {
+      const requirement = typeof given === 'string' ? sanitizeRequirement(name, variable, given) : given;
       const compiled = compileRequirement(name, variable, requirement);
       // A requirement for something that is not a path variable is ignored, as in Symfony.
       if (variables.includes(variable)) requirements.set(variable, { regexp: compiled, source: requirementSource(requirement) });
@@ -249,10 +289,12 @@ export class CompiledRouteImpl implements CompiledRoute {
     this.isStatic = tokens.every((t) => t.type === 'text');
     if (this.isStatic) {
       this.staticPath = tokens.map((t) => (t as { value: string }).value).join('');
+      this.extraSlashes = this.staticPath.length > 1 && this.staticPath.endsWith('/');
       this.regexp = null;
       this.prefixPieces = Object.freeze(this.staticPath.split('/'));
     } else {
       this.staticPath = null;
+      this.extraSlashes = false;
       this.regexp = regexp;
       for (const key of keys) {
         this.captureNames.push(key.name);
@@ -281,7 +323,7 @@ export class CompiledRouteImpl implements CompiledRoute {
    */
   probe(path: string): ProbeResult {
     if (this.staticPath !== null) {
-      if (path !== this.staticPath) return NO_MATCH;
+      if (path !== this.staticPath && !(this.extraSlashes && onlySlashesAfter(path, this.staticPath))) return NO_MATCH;
       return this.hasDefaults ? { ...this.defaults } : {};
     }
     const m = (this.regexp as RegExp).exec(path);
@@ -323,6 +365,13 @@ export class CompiledRouteImpl implements CompiledRoute {
   build(values: Record<string, string | string[]>): string {
     return this.builder(values);
   }
+}
+
+/** `path` is `prefix` followed by one or more `/` and nothing else. */
+function onlySlashesAfter(path: string, prefix: string): boolean {
+  if (path.length <= prefix.length || !path.startsWith(prefix)) return false;
+  for (let i = prefix.length; i < path.length; i++) if (path.charCodeAt(i) !== 0x2f) return false;
+  return true;
 }
 
 /**

@@ -151,6 +151,22 @@ export class Router {
     };
     fill(this.root, []);
 
+    // CompiledUrlMatcherDumper::groupStaticRoutes compiles a static route as dynamic when an earlier
+    // dynamic route can match its path with or without the trailing slash; as a regex it takes one
+    // trailing slash only, so such a route does not serve `/dir//`.
+    for (const route of table) {
+      if (!route.extraSlashes) continue;
+      const path = route.staticPath as string;
+      const url = path.slice(0, -1);
+      for (const other of this.candidatesFor(path, true)) {
+        if (other.index >= route.index) break;
+        if (!other.isStatic && (typeof other.probe(url) === 'object' || typeof other.probe(path) === 'object')) {
+          route.extraSlashes = false;
+          break;
+        }
+      }
+    }
+
     // A static route may take the O(1) path only if no earlier route can match its path or the toggled
     // path (an earlier exact match would win; an earlier toggled match would stop for a redirect).
     for (const route of table) {
@@ -262,7 +278,8 @@ export class Router {
    * Builds a URL path for a named route. Values are stringified and percent-encoded; a missing variable
    * falls back to the route's default when it is mandatory (outside an optional group). Parameters that
    * are not path variables are appended as a query string (as Symfony does), except those equal to the
-   * route's default; `_fragment` becomes the `#fragment`. An optional group is written whenever its
+   * route's default (PHP's `==`); `_fragment` (given, else the route's default) becomes the `#fragment`.
+   * An optional group is written whenever its
    * variables are given, even with their default values: that is path-to-regexp's `compile`, which
    * CONTRACT §4.3 names (Symfony would leave out a trailing optional variable equal to its default;
    * both URLs match the same route with the same parameters).
@@ -318,7 +335,9 @@ export class Router {
     let url = hardenGeneratedPath(route.build(values));
 
     const query: string[] = [];
-    let fragment: string | undefined;
+    // UrlGenerator::doGenerate: `$fragment = $defaults['_fragment'] ?? ''`, replaced by a given one.
+    const fallbackFragment = route.defaults._fragment;
+    let fragment: string | undefined = fallbackFragment === undefined || fallbackFragment === null ? undefined : String(fallbackFragment);
     for (const [key, value] of Object.entries(params)) {
       if (route.variables.includes(key) || value === undefined || value === null) continue;
       if (key === '_fragment') {
@@ -450,10 +469,24 @@ function encodeFragment(fragment: string): string {
 
 /**
  * Whether an extra parameter equals the route's default, so it stays out of the query string: Symfony
- * compares with PHP's `==`, under which `'10'` equals `10`; here scalars are compared as strings.
+ * compares with PHP's `==`, under which `'10'` equals `10`; here scalars are compared as strings. Arrays
+ * are equal under `==` when they hold the same keys with equal values, in any order
+ * (UrlGeneratorTest::testArrayQueryParamSameAsDefault: `[1 => 'bar', 0 => 'foo']` is the default `['foo', 'bar']`).
  */
-function sameAsDefault(value: unknown, fallback: unknown): boolean {
+function sameAsDefault(value: unknown, fallback: unknown, depth = 0): boolean {
   if (value === fallback) return true;
   const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
-  return scalar(value) && scalar(fallback) && String(value) === String(fallback);
+  if (scalar(value) && scalar(fallback)) return String(value) === String(fallback);
+  if (!isContainer(value) || !isContainer(fallback) || depth > 8) return false;
+  const keys = Object.keys(value);
+  if (keys.length !== Object.keys(fallback).length) return false;
+  for (const key of keys) {
+    if (!Object.hasOwn(fallback, key) || !sameAsDefault(value[key], fallback[key], depth + 1)) return false;
+  }
+  return true;
+}
+
+/** An array or a plain object: what http_build_query writes as `key[sub]=value` (a Date is a scalar here). */
+function isContainer(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !(value instanceof Date);
 }

@@ -186,3 +186,51 @@ test('regression: a UTF-8 Referer was shown as mojibake in the 404 message and d
   const latin1 = await send(app, '/missing', { headers: { referer: 'http://a.test/caf\u00e9' } });
   assert.equal(decodeURIComponent(latin1.headers.get('x-debug-exception') ?? ''), 'No route found for "GET http://localhost/missing" (from "http://a.test/café")');
 });
+
+test('regression: a trailing-slash redirect applied the target route\'s annotation options (401, 403, 404 or cache headers instead of the 301); Symfony\'s RedirectController carries none', async () => {
+  const routeParams: unknown[] = [];
+  const { app } = testApp({
+    env: 'prod',
+    routes: [
+      { name: 'admin', path: '/admin/', controller: () => HttpResponse.text('admin'), options: { requiresLogin: true } },
+      { name: 'roles', path: '/roles/', controller: () => HttpResponse.text('roles'), options: { isGranted: 'ROLE_ADMIN' } },
+      { name: 'guarded', path: '/guarded/', controller: () => HttpResponse.text('guarded'), options: { security: () => false } },
+      { name: 'cached', path: '/cached/', controller: () => HttpResponse.text('cached'), options: { cache: { maxAge: 600, public: true } } },
+      { name: 'typed', path: '/typed/:id/', controller: () => HttpResponse.text('typed'), options: { converters: { id: 'int' } } },
+    ],
+    listeners: [{
+      hook: 'kernel.controller',
+      listener: { id: 'Spy::onKernelController', role: 'spy', call: (event) => { routeParams.push(event.request.attributes.get('_route_params')); } },
+    }],
+  });
+  for (const path of ['/admin', '/roles', '/guarded', '/cached', '/typed/abc']) {
+    const response = await send(app, path, { redirect: 'manual' });
+    assert.equal(response.status, 301, path);
+    assert.equal(response.headers.get('location'), `http://localhost${path}/`, path);
+    assert.equal(response.headers.get('cache-control'), null, path);
+  }
+  // The target itself still applies them.
+  assert.equal((await send(app, '/admin/')).status, 401);
+  assert.equal((await send(app, '/cached/')).headers.get('cache-control'), 'max-age=600, public');
+  // RouterListener's _route_params is the whole match minus _route and _controller: the redirect's keys first.
+  assert.deepEqual(routeParams.find((p) => (p as { path?: string }).path === '/typed/abc/'), { path: '/typed/abc/', permanent: true, scheme: null, httpPort: 80, httpsPort: 443, id: 'abc' });
+});
+
+test('a trailing-slash redirect keeps the route\'s stateless option (Symfony\'s _stateless route default) and the application\'s own options', async () => {
+  const seen: unknown[] = [];
+  const { app } = testApp({
+    env: 'prod',
+    routes: [{ name: 'api', path: '/api/', controller: () => HttpResponse.text('api'), options: { stateless: true, requiresLogin: true, audit: 'x' } }],
+    listeners: [{ hook: 'kernel.controller', listener: { id: 'Spy::onKernelController', role: 'spy', call: (event) => { seen.push(event.request.attributes.get('_route_options')); } } }],
+  });
+  assert.equal((await send(app, '/api', { redirect: 'manual' })).status, 301);
+  assert.deepEqual(seen[0], { stateless: true, audit: 'x' });
+});
+
+test('regression: a Referer of "0" was quoted in the 404 message; RouterListener tests it with PHP\'s truth test, which "0" fails', async () => {
+  const { app } = testApp();
+  const zero = await send(app, '/missing', { headers: { referer: '0' } });
+  assert.equal(decodeURIComponent(zero.headers.get('x-debug-exception') ?? ''), 'No route found for "GET http://localhost/missing"');
+  const other = await send(app, '/missing', { headers: { referer: '00' } });
+  assert.equal(decodeURIComponent(other.headers.get('x-debug-exception') ?? ''), 'No route found for "GET http://localhost/missing" (from "00")');
+});

@@ -90,6 +90,24 @@ describe('generate()', () => {
     assert.equal(r.generate('list', { n: [10] }), '/list?n%5B0%5D=10', 'an array is no scalar: never equal');
   });
 
+  test('regression: an array parameter equal to an array default went to the query string; PHP\'s == (UrlGeneratorTest::testArrayQueryParamSameAsDefault) leaves it out', () => {
+    const g = router(route('test', '/test', undefined, { defaults: { array: ['foo', 'bar'], nested: { a: { b: 1 } } } }));
+    assert.equal(g.generate('test', { array: ['foo', 'bar'] }), '/test');
+    assert.equal(g.generate('test', { array: { 1: 'bar', 0: 'foo' } }), '/test', 'keys in another order');
+    assert.equal(g.generate('test', { nested: { a: { b: '1' } } }), '/test', 'values compared loosely at any depth');
+    assert.equal(g.generate('test', { array: ['bar', 'foo'] }), '/test?array%5B0%5D=bar&array%5B1%5D=foo');
+    assert.equal(g.generate('test', { array: { a: 'foo', b: 'bar' } }), '/test?array%5Ba%5D=foo&array%5Bb%5D=bar');
+    assert.equal(g.generate('test', { array: ['foo'] }), '/test?array%5B0%5D=foo');
+  });
+
+  test('regression: a _fragment route default was ignored; Symfony\'s generator appends it unless one is given (testFragmentsCanBeDefinedAsDefaults)', () => {
+    const g = router(route('test', '/testing', undefined, { defaults: { _fragment: 'fragment' } }));
+    assert.equal(g.generate('test'), '/testing#fragment');
+    assert.equal(g.generate('test', { _fragment: 'other' }), '/testing#other');
+    assert.equal(g.generate('test', { _fragment: '' }), '/testing', 'an empty one given is no fragment');
+    assert.equal(g.generate('test', { _fragment: null }), '/testing#fragment', 'null is not set (isset)');
+  });
+
   test('context parameters (the router context\'s _locale) fill path variables the caller left out, never the query string', () => {
     assert.equal(r.generate('localized', {}, { context: { _locale: 'fr' } }), '/fr/about');
     assert.equal(r.generate('localized', { _locale: 'de' }, { context: { _locale: 'fr' } }), '/de/about', 'the caller\'s value wins');

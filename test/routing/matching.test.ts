@@ -235,3 +235,31 @@ describe('HEAD versus GET (§3.7) and method lists', () => {
     expectMatch(r, '/items/new', 'GET', 'd');
   });
 });
+
+describe('extra trailing slashes (CompiledUrlMatcherTrait: static routes are looked up by the rtrimmed path)', () => {
+  test('regression: GET /dir// on a static route /dir/ was a 404; Symfony serves it (and a method mismatch is a 405)', () => {
+    const r = router(route('dir', '/dir/', ['GET']), route('post', '/post/', ['POST']));
+    expectMatch(r, '/dir//', 'GET', 'dir');
+    expectMatch(r, '/dir///', 'HEAD', 'dir');
+    expectMethodNotAllowed(r, '/dir//', 'POST', ['GET']);
+    expectMatch(r, '/post//', 'POST', 'post');
+    // The exact path and the redirect are unchanged; a route without the slash still redirects `//` away.
+    expectMatch(r, '/dir/', 'GET', 'dir');
+    expectRedirect(r, '/dir', 'GET', 'dir', '/dir/');
+    expectRedirect(router(route('file', '/file')), '/file//', 'GET', 'file', '/file');
+    // Only slashes may follow: /dir//x is another path.
+    expectNotFound(r, '/dir//x', 'GET', 'No routes found for "/dir//x/".');
+  });
+
+  test('dynamic routes take one trailing slash only, as their Symfony regex does', () => {
+    expectNotFound(router(route('a', '/a/:x/')), '/a/b//', 'GET', 'No routes found for "/a/b".');
+  });
+
+  test('a static route that an earlier dynamic route can match is compiled as dynamic by Symfony: no extra slashes', () => {
+    const r = router(route('any', '/:x/', ['POST']), route('dir', '/dir/', ['GET']));
+    expectMatch(r, '/dir/', 'GET', 'dir');
+    expectNotFound(r, '/dir//', 'GET', 'No routes found for "/dir".');
+    // An earlier dynamic route that cannot match it leaves the static lookup alone.
+    expectMatch(router(route('num', '/:n/', undefined, { requirements: { n: '\\d+' } }), route('dir', '/dir/')), '/dir//', 'GET', 'dir');
+  });
+});

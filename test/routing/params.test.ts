@@ -114,6 +114,32 @@ describe('requirements', () => {
     for (let i = 0; i < 3; i++) expectMatch(r, '/g/123', 'GET', 'g');
   });
 
+  test('regression: a string requirement naming Unicode properties (\\p{L}+, PCRE\'s \\pL) matched the letters "p{L}"; it is compiled with the u flag, as Symfony\'s utf8 routes', () => {
+    const r = router(
+      route('word', '/word/:w', undefined, { requirements: { w: '\\p{L}+' } }),
+      route('short', '/short/:w', undefined, { requirements: { w: '[\\pL\\pN-]+' } }),
+      route('escaped', '/escaped/:w', undefined, { requirements: { w: '\\\\p\\{L\\}' } }),
+    );
+    expectMatch(r, '/word/caf%C3%A9', 'GET', 'word');
+    expectMatch(r, '/word/abc', 'GET', 'word');
+    expectNotFound(r, '/word/p%7BL%7D', 'GET', 'No routes found for "/word/p%7BL%7D/".');
+    expectMatch(r, '/short/%C3%A9t%C3%A9-2024', 'GET', 'short');
+    expectNotFound(r, '/short/a_b', 'GET', 'No routes found for "/short/a_b/".');
+    // A backslash that is itself escaped is no property escape: `\\p\{L\}` is the text "\p{L}".
+    expectMatch(r, '/escaped/%5Cp%7BL%7D', 'GET', 'escaped');
+    assert.equal(r.generate('word', { w: 'été' }), '/word/%C3%A9t%C3%A9');
+    assert.throws(() => r.generate('word', { w: '42' }), /must match "\\p\{L\}\+" \("42" given\)/);
+  });
+
+  test('regression: \\A and \\z anchors made a requirement match the letters A and z; they are dropped as Route::sanitizeRequirement drops them, and an empty requirement is refused', () => {
+    const r = router(route('id', '/id/:id', undefined, { requirements: { id: '\\A\\d+\\z' } }), route('caret', '/c/:id', undefined, { requirements: { id: '^\\d+$' } }));
+    expectMatch(r, '/id/12', 'GET', 'id');
+    expectNotFound(r, '/id/A12z', 'GET', 'No routes found for "/id/A12z/".');
+    expectMatch(r, '/c/12', 'GET', 'caret');
+    assert.throws(() => router(route('empty', '/e/:x', undefined, { requirements: { x: '' } })), { message: 'Routing requirement for "x" of route "empty" cannot be empty.' });
+    assert.throws(() => router(route('anchors', '/e/:x', undefined, { requirements: { x: '^$' } })), /cannot be empty/);
+  });
+
   test('wildcard requirements see the decoded segments joined with "/"', () => {
     const r = router(route('w', '/w/*rest', undefined, { requirements: { rest: '[a-z]+(/[a-z]+)*' } }), route('other', '/w/*any'));
     expectMatch(r, '/w/a/b', 'GET', 'w');

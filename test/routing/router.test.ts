@@ -71,12 +71,13 @@ describe('construction', () => {
 type Outcome = string;
 
 function naiveRouter(defs: RouteDefinition[]): (path: string, method: string) => Outcome {
+  const encodePath = (t: string): string => t.replace(/[\u0000-\u0020"#<>?`{}\u007f]|[^\u0000-\u007f]/gu, (c) => encodeURIComponent(c));
   const compiled = defs.map((d) => {
     const fn = p2rMatch(d.path, {
       sensitive: true,
       trailing: false,
       decode: (v) => v, // decoded below, so that a malformed escape is a no-match
-      encodePath: (t) => t.replace(/[\u0000-\u0020"#<>?`{}\u007f]|[^\u0000-\u007f]/gu, (c) => encodeURIComponent(c)),
+      encodePath,
     });
     const reqs = Object.entries(d.requirements ?? {}).map(([k, v]) => [k, new RegExp(`^(?:${typeof v === 'string' ? v : v.source})$`)] as const);
     const methods = (d.methods ?? []).map((m) => m.toUpperCase());
@@ -97,8 +98,17 @@ function naiveRouter(defs: RouteDefinition[]): (path: string, method: string) =>
       }
       return out;
     };
-    return { d, test, methods };
+    return { d, test, methods, isStatic: !/[:*{]/.test(d.path), extraSlashes: false };
   });
+  // Symfony looks static routes up by the rtrimmed path: one ending in `/` serves `/dir//` too, unless an
+  // earlier dynamic route can match it (then it is compiled as dynamic, with one optional slash).
+  for (const [i, c] of compiled.entries()) {
+    if (!c.isStatic || c.d.path.length < 2 || !c.d.path.endsWith('/')) continue;
+    const strict = c.test;
+    c.extraSlashes = !compiled.slice(0, i).some((o) => !o.isStatic && (o.test(c.d.path.slice(0, -1)) || o.test(c.d.path)));
+    const base = encodePath(c.d.path);
+    if (c.extraSlashes) c.test = (p) => strict(p.startsWith(base) && /^\/*$/.test(p.slice(base.length)) ? base : p);
+  }
   const toggle = (p: string): string | null => {
     const t = p.replace(/\/+$/, '');
     return t === '' ? null : t === p ? p + '/' : t;
@@ -203,6 +213,7 @@ describe('index equivalence (static map + prefix trie vs a naive in-order scan)'
         const depth = Math.floor(rnd() * 5);
         let path = '/' + Array.from({ length: depth }, () => pick(rnd, pathWords)).join('/');
         if (rnd() < 0.2) path += '/';
+        if (rnd() < 0.08) path += '//';
         if (rnd() < 0.05) path = '/' + path;
         const method = pick(rnd, ['GET', 'HEAD', 'POST', 'PUT', 'DELETE']);
         const outcome = outcomeOf(r, path, method);
