@@ -34,7 +34,9 @@ export class LocaleListener {
   readonly onKernelRequest = listener<'kernel.request'>('LocaleListener::onKernelRequest', 'locale from request', (event: RequestEvent) => {
     const request = event.request;
     const locale = request.attributes.get('_locale');
-    if (typeof locale === 'string' && locale !== '') {
+    // LocaleListener::setLocale tests the attribute for PHP truthiness: '0' (a `/0/page` request) is no
+    // locale, as '' is, and the request keeps its default (or asks Accept-Language).
+    if (typeof locale === 'string' && locale !== '' && locale !== '0') {
       if (this.enabled === null || this.enabled.includes(locale)) this.apply(request, locale);
       return;
     }

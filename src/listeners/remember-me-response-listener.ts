@@ -5,6 +5,7 @@ import { listener } from '../kernel/hooks.ts';
 import { REMEMBER_ME_PURPOSE, type RememberMeCookieAction, type RememberMePayload } from '../security/authenticator.ts';
 import { REMEMBER_ME_COOKIE_ATTRIBUTE } from '../security/member.ts';
 import { MAX_SEALED_LENGTH, type Signer } from '../security/signing.ts';
+import { assertReadableCookieName } from '../http/cookies.ts';
 
 export interface RememberMeOptions {
   signer: Signer;
@@ -23,7 +24,9 @@ export interface RememberMeOptions {
  * It also names the firewall context of the login, so a firewall of another context ignores it.
  */
 export class RememberMeResponseListener {
-  constructor(private readonly options: RememberMeOptions) {}
+  constructor(private readonly options: RememberMeOptions) {
+    assertReadableCookieName('rememberMeCookieName (REMEMBER_ME_COOKIE_NAME)', options.cookieName);
+  }
 
   readonly onKernelResponse = listener<'kernel.response'>('RememberMeResponseListener::onKernelResponse', 'remember-me cookie handling', (event: ResponseEvent) => {
     const request = event.request;

@@ -1,4 +1,5 @@
 import type { KernelRequest } from '../http/request.ts';
+import { assertReadableCookieName } from '../http/cookies.ts';
 import type { HttpResponse } from '../http/response.ts';
 import type { Session } from '../http/session.ts';
 import type { FinishRequestEvent, RequestEvent, ResponseEvent } from '../kernel/events.ts';
@@ -52,6 +53,7 @@ export class SessionListener {
   private readonly createSession: (request: KernelRequest) => Session;
 
   constructor(options: SessionListenerOptions) {
+    assertReadableCookieName('sessionCookieName (SESSION_COOKIE_NAME)', options.cookieName);
     this.cookieName = options.cookieName;
     this.debug = options.debug;
     const { store, cookieName } = options;
@@ -110,7 +112,7 @@ export class SessionListener {
 function makePrivate(request: KernelRequest, response: HttpResponse): void {
   const current = response.headers.get('cache-control');
   const directives = current === null || request.attributes.get(DEFAULT_CACHE_CONTROL) === true ? new Map<string, string | true>() : parseCacheControl(current);
-  const maxAgeValue = directives.has('public') ? 0 : Number(directives.get('s-maxage') ?? directives.get('max-age') ?? 0) || 0;
+  const maxAgeValue = directives.has('public') ? 0 : currentMaxAge(response, directives);
   directives.delete('public');
   directives.set('private', true);
   directives.set('max-age', String(maxAgeValue));
@@ -118,4 +120,22 @@ function makePrivate(request: KernelRequest, response: HttpResponse): void {
   response.headers.set('cache-control', serializeCacheControl(directives));
   response.headers.set('expires', new Date(Date.now() + maxAgeValue * 1000).toUTCString());
   request.attributes.remove(DEFAULT_CACHE_CONTROL);
+}
+
+/**
+ * Response::getMaxAge, as `(int)` casts it: s-maxage, else max-age, else the seconds from the response's
+ * Date (now when it has none) to its Expires. So `cache: { expires }` on a page that uses the session
+ * keeps its expiry as a private max-age, as in Symfony. An Expires in the past, or one that is no date
+ * (which Response::getExpires reads as two days ago), gives 0: Symfony 5.4 would write that negative
+ * number as the max-age, which no cache accepts.
+ */
+function currentMaxAge(response: HttpResponse, directives: Map<string, string | true>): number {
+  const age = directives.get('s-maxage') ?? directives.get('max-age');
+  if (age !== undefined) return Number(age) || 0;
+  const expires = response.headers.get('expires');
+  if (expires === null) return 0;
+  const date = response.headers.get('date');
+  const from = date === null ? Date.now() : Date.parse(date);
+  const seconds = Math.floor(Date.parse(expires) / 1000) - Math.floor((Number.isNaN(from) ? Date.now() : from) / 1000);
+  return Number.isNaN(seconds) || seconds < 0 ? 0 : seconds;
 }

@@ -192,6 +192,10 @@ export class Authenticator {
       await startSession(request);
       request.getSession().migrate();
     }
+    // SignatureRememberMeHandler::processRememberMe ends with createRememberMeCookie: each remember-me
+    // login renews the cookie for a full lifetime (of the member as refreshed), so a member who keeps
+    // coming back is not logged out by the expiry set at the form login.
+    request.attributes.set(REMEMBER_ME_COOKIE_ATTRIBUTE, { action: 'set', member, context: firewall.context } satisfies RememberMeCookieAction);
     request.logger.info('security', 'Remember-me cookie accepted for member "{member_id}".', { member_id: member.memberId });
     return member;
   }

@@ -67,6 +67,9 @@ export function logIn(request: KernelRequest, credentials: LoginCredentials): Me
   attributes.set(IRMS_TOKEN_ATTRIBUTE, member.irmsToken);
   attributes.set(MEMBER_ID_ATTRIBUTE, member.memberId);
   if (credentials.rememberMe) attributes.set(REMEMBER_ME_COOKIE_ATTRIBUTE, { action: 'set', member, context } satisfies RememberMeCookieAction);
+  // A remember-me login earlier in this request renews its cookie; that renewal is for the member
+  // logged in before, not for this login, which did not ask to be remembered.
+  else if ((attributes.get(REMEMBER_ME_COOKIE_ATTRIBUTE) as RememberMeCookieAction | undefined)?.action === 'set') attributes.remove(REMEMBER_ME_COOKIE_ATTRIBUTE);
   request.logger.info('security', 'Member "{member_id}" logged in.', { member_id: member.memberId });
   return member;
 }

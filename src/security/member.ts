@@ -83,12 +83,15 @@ export function rolesOf(member: Member | null): readonly string[] {
 /**
  * Symfony's isGranted for roles and the authentication attributes: `PUBLIC_ACCESS` always;
  * `IS_AUTHENTICATED` / `IS_AUTHENTICATED_REMEMBERED` for any member; `IS_AUTHENTICATED_FULLY` when not
- * authenticated by a remember-me cookie; anything else must be one of the member's roles.
+ * authenticated by a remember-me cookie; `IS_REMEMBERED` only when authenticated by one; anything else
+ * must be one of the member's roles.
  */
 export function isGranted(member: Member | null, attribute: string): boolean {
   if (attribute === 'PUBLIC_ACCESS' || attribute === 'IS_AUTHENTICATED_ANONYMOUSLY') return true;
   if (!member) return false;
   if (attribute === 'IS_AUTHENTICATED' || attribute === 'IS_AUTHENTICATED_REMEMBERED') return true;
   if (attribute === 'IS_AUTHENTICATED_FULLY') return member.authenticatedBy !== 'remember_me';
+  // Symfony 5.4's AuthenticatedVoter: IS_REMEMBERED holds only for a member a remember-me cookie authenticated.
+  if (attribute === 'IS_REMEMBERED') return member.authenticatedBy === 'remember_me';
   return attribute === 'ROLE_USER' || member.roles.includes(attribute);
 }

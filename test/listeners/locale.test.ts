@@ -69,3 +69,12 @@ test('regression: Accept-Language tags were matched case-sensitively with only t
   assert.equal(await localeFor('i-klingon, fr;q=0.1'), 'fr');
   assert.equal(await localeFor('fr;q=0, de-CH;q=0.5'), 'de_CH', 'q=0 refuses a language');
 });
+
+test('regression: a _locale of "0" became the request locale (Symfony tests the attribute for PHP truthiness, so "0" is no locale)', async () => {
+  const { app, translator } = setup();
+  assert.deepEqual(await (await send(app, '/0/page')).json(), { locale: 'en', default: 'en', translator: 'en' });
+  assert.deepEqual(translator.history.filter((l) => l === '0'), []);
+  const negotiated = await send(setup({ enabledLocales: ['fr', 'de'] }).app, '/0/page', { headers: { 'accept-language': 'de' } });
+  assert.equal((await negotiated.json()).locale, 'de', 'with enabled locales, Accept-Language decides, as with no _locale');
+  assert.match(negotiated.headers.get('vary') ?? '', /Accept-Language/);
+});

@@ -223,6 +223,33 @@ test('regression: a remember-me member denied by the isGranted or security route
   for (const path of ['/full', '/full-security']) assert.equal((await send(app, path, { headers: { cookie: `IRMSSESSID=${sid}` } })).status, 200, path);
 });
 
+test('regression: isGranted IS_REMEMBERED was read as a role, so it denied the members a remember-me cookie logged in', async () => {
+  const { app } = setup({ routes: [...routes, { name: 'remembered', path: '/remembered', controller: () => HttpResponse.text('welcome back'), options: { isGranted: 'IS_REMEMBERED' } }] });
+  const remembered = await send(app, '/remembered', { headers: { cookie: await rememberMeCookie(app) } });
+  assert.equal(remembered.status, 200);
+  assert.equal(await remembered.text(), 'welcome back');
+  const sid = setCookies(await login(app, { member: '5', token: 'five-token' })).get('IRMSSESSID')!.value;
+  assert.equal((await send(app, '/remembered', { headers: { cookie: `IRMSSESSID=${sid}` } })).status, 403, 'a member who logged in with the form is not "remembered"');
+  assert.equal((await send(app, '/remembered')).status, 401, 'anonymous');
+});
+
+test('regression: a remember-me login did not renew the cookie, so a member coming back every day was still logged out when the first cookie expired', async () => {
+  const { app } = setup();
+  const cookie = await rememberMeCookie(app);
+  const back = await send(app, '/account', { headers: { cookie } });
+  assert.deepEqual(await back.json(), { member_id: '5', by: 'remember_me' });
+  const renewed = setCookies(back).get('REMEMBERME');
+  assert.ok(renewed?.value, 'the remember-me login sends a new cookie');
+  assert.match(renewed.line, /; Max-Age=2592000; path=\/; httponly; samesite=lax$/, 'for a full lifetime from now');
+  assert.notEqual(`REMEMBERME=${encodeURIComponent(renewed.value)}`, cookie);
+  const again = await send(app, '/account', { headers: { cookie: `REMEMBERME=${encodeURIComponent(renewed.value)}` } });
+  assert.deepEqual(await again.json(), { member_id: '5', by: 'remember_me' }, 'the renewed cookie logs the member in');
+
+  // A login without "remember me" on a request a remember-me cookie authenticated renews nothing.
+  const other = await login(app, { member: '6', token: 'six' }, cookie);
+  assert.equal(setCookies(other).get('REMEMBERME'), undefined);
+});
+
 test('regression: a remember-me cookie from one firewall context logged the member in on another', async () => {
   const { app } = setup();
   const mainCookie = await rememberMeCookie(app);

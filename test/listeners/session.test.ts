@@ -57,6 +57,17 @@ test('the cookie is Secure on HTTPS; the cookie name is configurable', async () 
   assert.match(cookie.line, /; secure; httponly; samesite=lax$/);
 });
 
+test('regression: a session cookie name with a dot was accepted, and its session was lost on every request (PHP cookie rules read my.sid as my_sid)', async () => {
+  for (const [option, name] of [['sessionCookieName', 'my.sid'], ['rememberMeCookieName', 'remember.me']] as const) {
+    assert.throws(() => testApp({ routes, [option]: name }), /contains illegal character\(s\).*"\." into "_"/, option);
+  }
+  // The names PHP keeps as they are still work end to end.
+  const { app } = testApp({ routes, sessionCookieName: 'my-sid_1' });
+  const cookie = setCookies(await send(app, '/write')).get('my-sid_1')!;
+  const again = await send(app, '/read', { headers: { cookie: `my-sid_1=${cookie.value}` } });
+  assert.deepEqual(await again.json(), { count: 1 });
+});
+
 test('a client-chosen unknown id is never adopted', async () => {
   const { app, store } = setup();
   const chosen = 'attackerchosensessionid0123456789';
@@ -83,6 +94,25 @@ test('a public response that used the session becomes private with max-age=0', a
   const { app } = setup();
   const r = await send(app, '/cached');
   assert.equal(r.headers.get('cache-control'), 'max-age=0, must-revalidate, private');
+});
+
+test('regression: a private response with only an Expires lost its expiry once it used the session (Response::getMaxAge falls back on Expires)', async () => {
+  const inAnHour = new Date(Date.now() + 3600_000);
+  const { app } = testApp({
+    routes: [
+      { name: 'expires', path: '/expires', controller: (r) => { r.getSession().set('x', 1); return HttpResponse.text('x'); }, options: { cache: { expires: inAnHour } } },
+      { name: 'past', path: '/past', controller: (r) => { r.getSession().set('x', 1); return HttpResponse.text('x', 200, { expires: 'Thu, 01 Jan 1970 00:00:00 GMT' }); } },
+      { name: 'junk', path: '/junk', controller: (r) => { r.getSession().set('x', 1); return HttpResponse.text('x', 200, { expires: '0' }); } },
+    ],
+  });
+  const r = await send(app, '/expires');
+  const maxAge = Number(/^max-age=(\d+), must-revalidate, private$/.exec(r.headers.get('cache-control') ?? '')?.[1]);
+  assert.ok(maxAge > 3590 && maxAge <= 3600, `max-age follows Expires: ${r.headers.get('cache-control')}`);
+  assert.ok(Math.abs(Date.parse(r.headers.get('expires')!) - inAnHour.getTime()) <= 2000, 'Expires stays about where it was');
+  for (const path of ['/past', '/junk']) {
+    const old = await send(app, path);
+    assert.equal(old.headers.get('cache-control'), 'max-age=0, must-revalidate, private', `${path}: an expiry in the past is max-age=0, never negative`);
+  }
 });
 
 test('Symfony-Session-NoAutoCacheControl keeps the caching the response set, and is never sent', async () => {
