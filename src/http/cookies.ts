@@ -53,6 +53,19 @@ function cookieDate(d: Date): string {
   return `${dow} ${day}-${mon}-${year} ${time} GMT`;
 }
 
+/** The latest time a Date can hold (year 275760), in ms: https://tc39.es/ecma262/#sec-time-values-and-time-range */
+const LATEST_TIME = 8.64e15;
+
+/**
+ * The expiry `maxAge` seconds from now, held within what a Date can write: PHP's gmdate writes any year,
+ * but a JavaScript Date past year 275760 (or before 1970 here) is "Invalid Date", which would be sent as
+ * the cookie's expiry. Browsers cap a cookie's life at 400 days anyway (RFC 6265bis), so the clamp
+ * changes nothing they keep.
+ */
+function expiryFromNow(maxAge: number): number {
+  return Math.min(LATEST_TIME, Math.max(0, Date.now() + maxAge * 1000));
+}
+
 /** RFC 6265 path-value (and a domain): ASCII without controls and without ";", which would start another attribute. */
 const ATTRIBUTE_RE = /^[\x20-\x3a\x3c-\x7e]*$/;
 
@@ -86,7 +99,7 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
       const seconds = maxAge ?? Math.round((options.expires.getTime() - Date.now()) / 1000);
       out += `; expires=${cookieDate(options.expires)}; Max-Age=${Math.max(0, seconds)}`;
     } else if (maxAge !== undefined) {
-      out += `; expires=${cookieDate(new Date(Date.now() + maxAge * 1000))}; Max-Age=${Math.max(0, maxAge)}`;
+      out += `; expires=${cookieDate(new Date(expiryFromNow(maxAge)))}; Max-Age=${Math.max(0, maxAge)}`;
     }
   }
   out += `; path=${options.path || '/'}`;
@@ -95,4 +108,17 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
   if (options.httpOnly ?? true) out += '; httponly';
   if (sameSite !== null) out += `; samesite=${sameSite}`;
   return out;
+}
+
+/**
+ * Refuses a cookie name that request.cookies can never find. Cookies are read as PHP fills `$_COOKIE`,
+ * which turns `.` in a name into `_` (the only character of an HTTP token it changes): a cookie set as
+ * `my.sid` comes back as `my_sid`, so its session (or remember-me login) would be silently lost on every
+ * request. FrameworkBundle's Configuration refuses such a session name the same way
+ * (`framework.session.name`: "Session name %s contains illegal character(s)", the parse_str check).
+ */
+export function assertReadableCookieName(option: string, name: string): void {
+  if (name.includes('.')) {
+    throw new Error(`${option} "${name}" contains illegal character(s): request cookies are read as PHP reads them, which turns "." into "_" ("${name.replace(/\./g, '_')}"), so this cookie would never be found again.`);
+  }
 }

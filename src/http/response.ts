@@ -1,7 +1,7 @@
 import { HTTP_TOKEN, serializeCookie, type CookieOptions } from './cookies.ts';
 import type { KernelRequest } from './request.ts';
 import { encodeLocationChar, UNSAFE_LOCATION_CHAR } from './url-encode.ts';
-import { computedCacheControl, httpDate, parseCacheControl } from '../listeners/cache-control.ts';
+import { computedCacheControl, httpDate, parseCacheControl, type Directives } from '../listeners/cache-control.ts';
 
 export type ResponseBody = string | Uint8Array | ReadableStream<Uint8Array> | null;
 
@@ -9,6 +9,23 @@ export type ResponseBody = string | Uint8Array | ReadableStream<Uint8Array> | nu
 export class ResponseHeaders {
   private readonly map = new Map<string, string>();
   private cookies: string[] | null = null;
+  /**
+   * The keys (cookieKey) of the Set-Cookie lines, built when setCookie first needs them: setting a cookie
+   * whose key is new is then one lookup, not a parse of every line already set (an app clearing each of
+   * a request's 1000 cookies blocked the event loop for half a second).
+   */
+  private cookieKeys: Set<string> | null = null;
+  /**
+   * Set while Cache-Control is only ResponseHeaderBag's computed default (setDefaultCacheControl): no
+   * directive was set, so `no-cache` and `private` there are not the application's. Writing the header clears it.
+   */
+  private cacheControlIsDefault = false;
+  /**
+   * Set once Cache-Control was deleted (ResponseHeaderBag::remove, what RedirectResponse does for a 301):
+   * ResponseListener then adds no default. Writing it, ETag, Last-Modified or Expires clears it, as
+   * ResponseHeaderBag::set computes the header again for each of them.
+   */
+  private cacheControlRemoved = false;
   /**
    * Set once a value with a character beyond ASCII (U+0080–U+00FF) was set: hosts write header values
    * as Latin-1, and the Node adapter must then not send a string body together with the head, which
@@ -39,22 +56,68 @@ export class ResponseHeaders {
   set(name: string, value: string): void {
     const key = headerKey(name);
     if (assertHeaderValue(value)) this.beyondAscii = true;
-    if (key === 'set-cookie') this.cookies = [value];
-    else this.map.set(key, value);
+    if (key === 'set-cookie') {
+      this.cookies = [value];
+      this.cookieKeys = null;
+    } else {
+      this.map.set(key, value);
+      if (this.cacheControlIsDefault || this.cacheControlRemoved) this.afterCacheHeader(key);
+    }
   }
   append(name: string, value: string): void {
     const key = headerKey(name);
     if (assertHeaderValue(value)) this.beyondAscii = true;
-    if (key === 'set-cookie') (this.cookies ??= []).push(value);
-    else {
+    if (key === 'set-cookie') {
+      (this.cookies ??= []).push(value);
+      this.cookieKeys?.add(cookieKey(value));
+    } else {
       const prev = this.map.get(key);
       this.map.set(key, prev === undefined ? value : `${prev}, ${value}`);
+      if (this.cacheControlIsDefault || this.cacheControlRemoved) this.afterCacheHeader(key);
     }
   }
   delete(name: string): void {
     const key = name.toLowerCase();
-    if (key === 'set-cookie') this.cookies = null;
-    else this.map.delete(key);
+    if (key === 'set-cookie') {
+      this.cookies = null;
+      this.cookieKeys = null;
+    } else {
+      this.map.delete(key);
+      if (key === 'cache-control') {
+        this.cacheControlIsDefault = false;
+        this.cacheControlRemoved = true;
+      }
+    }
+  }
+  /** Whether Cache-Control was deleted and nothing has brought it back (ResponseListener adds no default then). */
+  isCacheControlRemoved(): boolean {
+    return this.cacheControlRemoved;
+  }
+  /**
+   * ResponseHeaderBag's Cache-Control when no directive is set: `no-cache, private`, or `private,
+   * must-revalidate` with Last-Modified or Expires. Directives added later (setMaxAge, setPublic…)
+   * start from none, as on Symfony's bag, instead of keeping this `no-cache`.
+   */
+  setDefaultCacheControl(): void {
+    this.map.set('cache-control', computedCacheControl(new Map(), this.map.has('last-modified') || this.map.has('expires')));
+    this.cacheControlIsDefault = true;
+    this.cacheControlRemoved = false;
+  }
+  /** The Cache-Control directives set so far (HeaderBag's `cacheControl`): none while the header is the computed default. */
+  cacheControlDirectives(): Directives {
+    const current = this.cacheControlIsDefault ? undefined : this.map.get('cache-control');
+    return current === undefined ? new Map() : parseCacheControl(current);
+  }
+  /**
+   * After a header was written over the computed default or a removed Cache-Control: Cache-Control
+   * written is the application's own; ETag, Last-Modified or Expires compute the default again
+   * (ResponseHeaderBag::set, whose default ETag does not change).
+   */
+  private afterCacheHeader(key: string): void {
+    if (key === 'cache-control') {
+      this.cacheControlIsDefault = false;
+      this.cacheControlRemoved = false;
+    } else if (key === 'etag' || key === 'last-modified' || key === 'expires') this.setDefaultCacheControl();
   }
   /** All `Set-Cookie` lines. */
   getSetCookies(): string[] {
@@ -67,8 +130,11 @@ export class ResponseHeaders {
   setCookie(name: string, value: string, options?: CookieOptions): void {
     const line = serializeCookie(name, value, options);
     const key = cookieKey(line);
-    this.cookies = (this.cookies ?? []).filter((c) => cookieKey(c) !== key);
-    this.cookies.push(line);
+    const keys = (this.cookieKeys ??= new Set((this.cookies ?? []).map(cookieKey)));
+    // Only a key already set costs a pass over the lines (ResponseHeaderBag replaces that one cookie).
+    if (keys.has(key)) this.cookies = this.cookies!.filter((c) => cookieKey(c) !== key);
+    keys.add(key);
+    (this.cookies ??= []).push(line);
   }
   /** ResponseHeaderBag::clearCookie, whose SameSite defaults to none at all (null), not to the Cookie's lax. */
   clearCookie(name: string, options?: CookieOptions): void {
@@ -281,6 +347,9 @@ export class HttpResponse {
     const r = new HttpResponse(body, status, headers);
     r.headers.set('location', url.replace(UNSAFE_LOCATION_CHAR, encodeLocationChar));
     r.headers.set('content-type', 'text/html; charset=utf-8');
+    // RedirectResponse::__construct removes the default Cache-Control of a 301 (one given stays); any
+    // other Response keeps it, so a plain 301, or this one given another status, still gets `no-cache, private`.
+    if (status === 301 && !r.headers.has('cache-control')) r.headers.delete('cache-control');
     return r;
   }
 
@@ -309,8 +378,14 @@ export class HttpResponse {
     return r;
   }
 
-  isRedirect(): boolean {
-    return this.status >= 300 && this.status < 400 && this.headers.has('location');
+  /**
+   * Response::isRedirect: the status alone decides (201, 301, 302, 303, 307, 308, with or without a
+   * Location), unless a location is given, which must then be the Location header. So a 300, 304 or
+   * 305 is no redirect, and HttpKernel::handleThrowable keeps the status of a 201 or of a 302 without
+   * Location that a kernel.exception listener sets, as Symfony does.
+   */
+  isRedirect(location?: string): boolean {
+    return REDIRECT_STATUSES.has(this.status) && (location === undefined || location === this.headers.get('location'));
   }
 
   isEmptyStatus(): boolean {
@@ -448,8 +523,7 @@ export class HttpResponse {
 
   /** HeaderBag::addCacheControlDirective and its kin: change the directives, write them back computed. */
   private cacheControl(change: (directives: Map<string, string | true>) => void): this {
-    const current = this.headers.get('cache-control');
-    const directives = current === null ? new Map<string, string | true>() : parseCacheControl(current);
+    const directives = this.headers.cacheControlDirectives();
     change(directives);
     this.headers.set('cache-control', computedCacheControl(directives, this.headers.has('last-modified') || this.headers.has('expires')));
     return this;

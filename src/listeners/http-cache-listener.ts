@@ -112,7 +112,10 @@ export class HttpCacheListener {
     const etag = request.attributes.get(ETAG_ATTRIBUTE);
     if (typeof etag === 'string' && !headers.has('etag')) headers.set('etag', etag);
 
-    headers.set('cache-control', computedCacheControl(directives, headers.has('last-modified') || headers.has('expires')));
+    // No directive: the default, unless Cache-Control was deleted (a 301 redirect) and none of ETag,
+    // Last-Modified or Expires brought it back, as Sensio's listener then sets nothing.
+    if (directives.size > 0) headers.set('cache-control', computedCacheControl(directives, headers.has('last-modified') || headers.has('expires')));
+    else if (!headers.isCacheControlRemoved()) headers.setDefaultCacheControl();
     if (directives.size > 0) request.attributes.remove(DEFAULT_CACHE_CONTROL);
   });
 }

@@ -1,7 +1,7 @@
 import type { ResponseEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
 import type { ResponseHeaders } from '../http/response.ts';
-import { computedCacheControl, DEFAULT_CACHE_CONTROL, parseCacheControl } from './cache-control.ts';
+import { computedCacheControl, DEFAULT_CACHE_CONTROL } from './cache-control.ts';
 
 /** MIME types for the `_format` request attribute (Symfony's Request::$formats, first entries). */
 const FORMAT_MIME: Record<string, string> = Object.assign(Object.create(null), {
@@ -32,8 +32,8 @@ const CHECKED_TYPES_KEPT = 64;
  *   `; charset=UTF-8`;
  * - Cache-Control: responses without one get Symfony's computed default (`no-cache, private`, or
  *   `private, must-revalidate` with Last-Modified/Expires); one without public/private/s-maxage gets
- *   `private`; directives set by the app are rendered sorted; a 301 keeps none (Symfony's
- *   RedirectResponse drops it for permanent redirects); an HTTP/1.0 client of a `no-cache` answer also
+ *   `private`; directives set by the app are rendered sorted; a Cache-Control deleted stays so (Symfony's
+ *   RedirectResponse deletes it from a 301); an HTTP/1.0 client of a `no-cache` answer also
  *   gets `Pragma: no-cache` and `Expires: -1`;
  * - 1xx/204/304: no body, no Content-Type/Content-Length; HEAD: empty body, GET's headers kept (a
  *   stream body is cancelled, not read);
@@ -94,23 +94,20 @@ export class ResponseListener {
       }
     }
 
-    const cacheControl = headers.get('cache-control');
-    let defaultCacheControl = false;
-    if (cacheControl === null) {
-      if (response.status !== 301) {
-        defaultCacheControl = true;
-        headers.set('cache-control', headers.has('last-modified') || headers.has('expires') ? 'private, must-revalidate' : 'no-cache, private');
-        // Only the cache option and the session rewrite Cache-Control later: they need to know it is a default.
-        if (request.sessionIfCreated !== null || request.attributes.has('_cache')) request.attributes.set(DEFAULT_CACHE_CONTROL, true);
-      }
-    } else {
-      // ResponseHeaderBag keeps the directives an app sets and renders them sorted (`public, max-age=60`
-      // is sent as `max-age=60, public`).
-      const computed = computedCacheControl(parseCacheControl(cacheControl), headers.has('last-modified') || headers.has('expires'));
-      if (computed !== cacheControl) headers.set('cache-control', computed);
+    // ResponseHeaderBag keeps the directives an app sets and renders them sorted (`public, max-age=60`
+    // is sent as `max-age=60, public`); without any (no header, or `''`) it computes the default. A
+    // header deleted stays so (RedirectResponse removes it from a 301).
+    const directives = headers.cacheControlDirectives();
+    if (directives.size > 0) {
+      const computed = computedCacheControl(directives, headers.has('last-modified') || headers.has('expires'));
+      if (computed !== headers.get('cache-control')) headers.set('cache-control', computed);
+    } else if (!headers.isCacheControlRemoved()) {
+      headers.setDefaultCacheControl();
+      // The cache option and the session read from the request that it is a default.
+      if (request.sessionIfCreated !== null || request.attributes.has('_cache')) request.attributes.set(DEFAULT_CACHE_CONTROL, true);
     }
 
-    if (request.source.protocol === 'HTTP/1.0') addHttp10CacheHeaders(headers, defaultCacheControl);
+    if (request.source.protocol === 'HTTP/1.0') addHttp10CacheHeaders(headers);
 
     if (headers.has('set-cookie') && request.isSecure()) {
       const cookies = headers.getSetCookies();
@@ -122,15 +119,14 @@ export class ResponseListener {
 
 /**
  * Response::prepare for an HTTP/1.0 client, which may not know Cache-Control: `no-cache` is repeated as
- * `Pragma: no-cache` and `Expires: -1`. Setting Expires makes ResponseHeaderBag recompute a computed
- * default (no directive set by the app) as `private, must-revalidate`.
+ * `Pragma: no-cache` and `Expires: -1`. Setting Expires makes the headers recompute a computed default
+ * (no directive set by the app) as `private, must-revalidate`, as ResponseHeaderBag::set does.
  */
-function addHttp10CacheHeaders(headers: ResponseHeaders, defaultCacheControl: boolean): void {
+function addHttp10CacheHeaders(headers: ResponseHeaders): void {
   const cacheControl = headers.get('cache-control');
   if (cacheControl === null || !cacheControl.includes('no-cache')) return;
   headers.set('pragma', 'no-cache');
   headers.set('expires', '-1');
-  if (defaultCacheControl) headers.set('cache-control', 'private, must-revalidate');
 }
 
 /** Where Symfony's Cookie writes `secure`: before `httponly` and `samesite`, else at the end. */

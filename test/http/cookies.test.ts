@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { serializeCookie } from '../../src/http/cookies.ts';
-import { ResponseHeaders } from '../../src/http/response.ts';
+import { HttpResponse, ResponseHeaders } from '../../src/http/response.ts';
+import { send, testApp } from '../pipeline/harness.ts';
 
 test('regression: a cookie without SameSite was sent without it; Symfony 5 Cookie defaults to samesite=lax', () => {
   assert.equal(serializeCookie('a', 'x'), 'a=x; path=/; httponly; samesite=lax');
@@ -51,4 +52,43 @@ test('regression: an empty path, a capitalised SameSite and a fractional or nega
   assert.match(serializeCookie('a', 'x', { maxAge: -5 }), /; Max-Age=0; path=\//);
   assert.match(serializeCookie('a', 'x', { expires: new Date(Date.now() + 60_000), maxAge: -1 }), /; Max-Age=0; path=\//);
   assert.throws(() => serializeCookie('a', 'x', { sameSite: 'Loose' as 'lax' }), /SameSite "Loose" is not lax, strict or none/);
+});
+
+test('regression: each setCookie parsed every line already set, so clearing the 1000 cookies a request may carry blocked the event loop for half a second', async () => {
+  // Through the app: a logout that clears every cookie the client sent (the request keeps at most 1000).
+  const names = Array.from({ length: 1000 }, (_, i) => `c${i}`);
+  const { app } = testApp({ routes: [{ name: 'logout', path: '/logout', controller: (request) => {
+    const response = new HttpResponse('bye');
+    for (const name of request.cookies.keys()) response.headers.clearCookie(name);
+    return response;
+  } }] });
+  const response = await send(app, '/logout', { headers: { cookie: names.map((n) => `${n}=x`).join('; ') } });
+  const lines = response.headers.getSetCookie();
+  assert.equal(lines.length, 1000);
+  assert.deepEqual(lines.map((l) => l.slice(0, l.indexOf('='))), names);
+  // Linear, not quadratic: counted in parses of a Set-Cookie line (split on ';'), not in time, so the
+  // test does not depend on the machine. Before the fix, n cookies cost n²/2 parses.
+  const headers = new ResponseHeaders();
+  const split = String.prototype.split;
+  let lineParses = 0;
+  String.prototype.split = function (this: string, separator: unknown, limit?: number) {
+    if (separator === ';') lineParses++;
+    return Reflect.apply(split, this, [separator, limit]) as string[];
+  } as typeof split;
+  try {
+    for (let i = 0; i < 4000; i++) headers.setCookie(`k${i}`, 'v', { path: '/p', domain: 'example.com' });
+  } finally {
+    String.prototype.split = split;
+  }
+  assert.ok(lineParses <= 3 * 4000, `${lineParses} line parses for 4000 cookies`);
+  assert.equal(headers.getSetCookies().length, 4000);
+  // A key set again still replaces its one line.
+  headers.setCookie('k7', 'w', { path: '/p', domain: 'example.com' });
+  assert.equal(headers.getSetCookies().length, 4000);
+  assert.equal(headers.getSetCookies().filter((l) => l.startsWith('k7=')).join(), 'k7=w; path=/p; domain=example.com; httponly; samesite=lax');
+});
+
+test('regression: a Max-Age beyond what a Date holds wrote "expires=Invalid Date-undefined-undefined" into the Set-Cookie line', () => {
+  assert.equal(serializeCookie('a', 'x', { maxAge: 1e16 }), 'a=x; expires=Sat, 13-Sep-275760 00:00:00 GMT; Max-Age=10000000000000000; path=/; httponly; samesite=lax');
+  assert.equal(serializeCookie('a', 'x', { maxAge: -1e16 }), 'a=x; expires=Thu, 01-Jan-1970 00:00:00 GMT; Max-Age=0; path=/; httponly; samesite=lax');
 });

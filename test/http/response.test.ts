@@ -257,3 +257,22 @@ test('Response isNotModified/setNotModified: ETag compared weakly, dates only wi
   assert.equal(newer.isNotModified(kernelRequest({ headers: { 'if-modified-since': 'Tue, 02 Jan 2024 00:00:00 GMT' } })), false);
   assert.equal(new HttpResponse('x').isNotModified(kernelRequest({ headers: { 'if-modified-since': 'Tue, 02 Jan 2024 00:00:00 GMT' } })), false, 'no validators');
 });
+
+test('regression: isRedirect() required a Location and took any 3xx; Response::isRedirect is the status (201, 301, 302, 303, 307, 308), so a kernel.exception listener\'s 201 became a 500', async () => {
+  const redirect = (status: number, location?: string) => new HttpResponse('', status, location === undefined ? {} : { location });
+  for (const status of [201, 301, 302, 303, 307, 308]) assert.equal(redirect(status).isRedirect(), true, String(status));
+  for (const status of [200, 300, 304, 305]) assert.equal(redirect(status, '/x').isRedirect(), false, String(status));
+  assert.equal(redirect(302, '/x').isRedirect('/x'), true);
+  assert.equal(redirect(302, '/x').isRedirect('/y'), false);
+  assert.equal(redirect(302).isRedirect('/y'), false);
+
+  // HttpKernel::handleThrowable keeps the status of an error, or of a redirect, that a listener set.
+  const answering = (response: () => HttpResponse) => testApp({
+    env: 'prod',
+    routes: [{ name: 'fails', path: '/fails', controller: () => { throw new Error('boom'); } }],
+    listeners: [{ hook: 'kernel.exception', listener: { id: 'App::onException', role: 'answer', call: (event: { setResponse(r: HttpResponse): void }) => event.setResponse(response()) }, placement: { index: 0 } }],
+  }).app;
+  assert.equal((await send(answering(() => new HttpResponse('made', 201)), '/fails')).status, 201);
+  assert.equal((await send(answering(() => new HttpResponse('', 303)), '/fails')).status, 303);
+  assert.equal((await send(answering(() => new HttpResponse('', 300, { location: '/a' })), '/fails')).status, 500);
+});

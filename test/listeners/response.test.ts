@@ -202,3 +202,49 @@ test('regression: a quoted Cache-Control value holding a comma was split into tw
   assert.equal((await send(app, '/escaped')).headers.get('cache-control'), 'ext="a \\"b\\" c", private');
   assert.equal((await send(app, '/empty-value')).headers.get('cache-control'), 'ext="", public');
 });
+
+test('regression: a kernel.response listener after ResponseListener that set max-age or public kept the default no-cache (`max-age=600, no-cache, public`); ResponseHeaderBag starts from no directive', async () => {
+  const later = (change: (response: HttpResponse) => void) => ({
+    hook: 'kernel.response' as const,
+    listener: { id: 'App::onResponse', role: 'app cache headers', call: (event: { response: HttpResponse }) => change(event.response) },
+    placement: { after: 'ResponseListener::onKernelResponse' },
+  });
+  const cases: [(response: HttpResponse) => void, string][] = [
+    [(r) => r.setPublic().setMaxAge(600), 'max-age=600, public'],
+    [(r) => r.setMaxAge(60), 'max-age=60, private'],
+    [(r) => r.setSharedMaxAge(30), 'public, s-maxage=30'],
+    // ResponseHeaderBag::set recomputes the default when Last-Modified or Expires arrive.
+    [(r) => r.setLastModified(new Date(0)), 'private, must-revalidate'],
+    [(r) => r.setExpires(new Date(0)).setMaxAge(5), 'max-age=5, private'],
+  ];
+  for (const [change, expected] of cases) {
+    const { app } = testApp({ routes, listeners: [later(change)] });
+    assert.equal((await send(app, '/bare')).headers.get('cache-control'), expected, String(change));
+  }
+  // An empty Cache-Control set by the app is no directive at all: the default, which later directives replace.
+  const { app } = testApp({
+    routes: [{ name: 'blank', path: '/blank', controller: () => new HttpResponse('x', 200, { 'cache-control': '' }) }],
+    listeners: [later((r) => r.setMaxAge(9))],
+  });
+  assert.equal((await send(app, '/blank')).headers.get('cache-control'), 'max-age=9, private');
+});
+
+test('regression: every 301 lost its Cache-Control; only RedirectResponse removes it, so a plain 301 response keeps `no-cache, private` and a deleted header stays deleted', async () => {
+  const { app } = testApp({ routes: [
+    { name: 'redirect301', path: '/r301', controller: () => HttpResponse.redirect('/bare', 301) },
+    { name: 'given', path: '/given', controller: () => HttpResponse.redirect('/bare', 301, { 'cache-control': 'max-age=60' }) },
+    { name: 'plain301', path: '/plain301', controller: () => new HttpResponse('', 301, { location: '/bare' }) },
+    { name: 'fetch301', path: '/fetch301', controller: () => Response.redirect('http://localhost/bare', 301) },
+    { name: 'switched', path: '/switched', controller: () => HttpResponse.redirect('/bare', 302).setStatusCode(301) },
+    { name: 'dropped', path: '/dropped', controller: () => { const r = new HttpResponse('x'); r.headers.delete('cache-control'); return r; } },
+    { name: 'revalidated', path: '/revalidated', controller: () => HttpResponse.redirect('/bare', 301).setLastModified(new Date(0)) },
+  ] });
+  const cacheControl = async (path: string) => (await send(app, path)).headers.get('cache-control');
+  assert.equal(await cacheControl('/r301'), null, 'RedirectResponse::__construct removes it from a 301');
+  assert.equal(await cacheControl('/given'), 'max-age=60, private', 'one given to RedirectResponse stays');
+  assert.equal(await cacheControl('/plain301'), 'no-cache, private');
+  assert.equal(await cacheControl('/fetch301'), 'no-cache, private');
+  assert.equal(await cacheControl('/switched'), 'no-cache, private');
+  assert.equal(await cacheControl('/dropped'), null, 'ResponseHeaderBag::remove: none is sent');
+  assert.equal(await cacheControl('/revalidated'), 'private, must-revalidate', 'Last-Modified computes it again');
+});
