@@ -99,7 +99,7 @@ export class ResponseHeaders {
    * start from none, as on Symfony's bag, instead of keeping this `no-cache`.
    */
   setDefaultCacheControl(): void {
-    this.map.set('cache-control', computedCacheControl(new Map(), this.map.has('last-modified') || this.map.has('expires')));
+    this.map.set('cache-control', this.map.has('last-modified') || this.map.has('expires') ? 'private, must-revalidate' : 'no-cache, private');
     this.cacheControlIsDefault = true;
     this.cacheControlRemoved = false;
   }
