@@ -33,18 +33,30 @@ export interface CookieOptions {
   maxAge?: number;
   path?: string;
   domain?: string;
+  /**
+   * Omitted = secure when the response answers an HTTPS request (Symfony's null, which Response::prepare
+   * turns on with Cookie::setSecureDefault); false = never, true = always.
+   */
   secure?: boolean;
   httpOnly?: boolean;
   /**
-   * Omitted = `lax`, Symfony 5's Cookie default; null = no SameSite attribute (what Symfony's
-   * clearCookie sends unless told otherwise). Any case is accepted and sent lower-cased (withSameSite).
+   * Omitted = `lax`, Symfony 5's Cookie default; null or `''` = no SameSite attribute (what Symfony's
+   * clearCookie sends unless told otherwise; Cookie::withSameSite reads `''` as null). Any case is
+   * accepted and sent lower-cased (withSameSite).
    */
-  sameSite?: 'lax' | 'strict' | 'none' | 'Lax' | 'Strict' | 'None' | null;
+  sameSite?: 'lax' | 'strict' | 'none' | 'Lax' | 'Strict' | 'None' | '' | null;
 }
 
-/** An RFC 9110 token: a cookie name, and (response.ts) a header name. */
+/** An RFC 9110 token: a header name (response.ts), and the cookie names the configuration accepts. */
 export const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const SAME_SITE = new Set(['lax', 'strict', 'none']);
+/**
+ * A cookie name that is written as it is: visible ASCII but `=`, `,` and `;`. Symfony's Cookie accepts
+ * any name and percent-encodes only `=,; \t\r\n\v\f` (RESERVED_CHARS_LIST, Cookie::__toString), so
+ * PHP's `cart[42]` names (read back as `{ cart: { 42: … } }`) are set as written; the characters it
+ * would encode, blanks, controls and non-ASCII throw here instead.
+ */
+const COOKIE_NAME = /^[\x21-\x2b\x2d-\x3a\x3c\x3e-\x7e]+$/;
 
 function cookieDate(d: Date): string {
   // Symfony: D, d-M-Y H:i:s T
@@ -77,7 +89,7 @@ const ATTRIBUTE_RE = /^[\x20-\x3a\x3c-\x7e]*$/;
  * whole seconds, never negative (Cookie::getMaxAge is `max(0, expire - time())` over integers).
  */
 export function serializeCookie(name: string, value: string, options: CookieOptions = {}): string {
-  if (!HTTP_TOKEN.test(name)) throw new Error(`The cookie name ${JSON.stringify(name)} contains invalid characters.`);
+  if (!COOKIE_NAME.test(name)) throw new Error(`The cookie name ${JSON.stringify(name)} contains invalid characters.`);
   for (const attribute of ['path', 'domain'] as const) {
     const given = options[attribute];
     if (given !== undefined && (typeof given !== 'string' || !ATTRIBUTE_RE.test(given))) {
@@ -86,8 +98,8 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
   }
   if (options.maxAge !== undefined && !Number.isFinite(options.maxAge)) throw new Error(`The cookie Max-Age ${String(options.maxAge)} is not a finite number.`);
   if (options.expires !== undefined && !Number.isFinite(options.expires.getTime())) throw new Error('The cookie expiry is not a valid date.');
-  // Symfony's Cookie lower-cases SameSite (withSameSite) and defaults it to lax since 5.0.
-  const sameSite = options.sameSite === undefined ? 'lax' : options.sameSite === null ? null : String(options.sameSite).toLowerCase();
+  // Symfony's Cookie lower-cases SameSite (withSameSite, where '' is null) and defaults it to lax since 5.0.
+  const sameSite = options.sameSite === undefined ? 'lax' : options.sameSite === null || options.sameSite === '' ? null : String(options.sameSite).toLowerCase();
   if (sameSite !== null && !SAME_SITE.has(sameSite)) throw new Error(`The cookie SameSite ${JSON.stringify(options.sameSite)} is not lax, strict or none.`);
   const maxAge = options.maxAge === undefined ? undefined : Math.floor(options.maxAge);
   let out: string;

@@ -16,6 +16,14 @@ export class ResponseHeaders {
    */
   private cookieKeys: Set<string> | null = null;
   /**
+   * For each Set-Cookie line, whether setCookie wrote it without a `secure` option: Symfony's Cookie then
+   * holds `secure` null, which Response::prepare turns on for a secure request (Cookie::setSecureDefault).
+   * A cookie given `secure: false`, one cleared without `secure` (ResponseHeaderBag::clearCookie's
+   * default is false) and a line set raw (ResponseHeaderBag::set parses it with Cookie::fromString, whose
+   * `secure` is false unless the line says it) stay as they are. Null while no line is so marked.
+   */
+  private secureDefaults: boolean[] | null = null;
+  /**
    * Set while Cache-Control is only ResponseHeaderBag's computed default (setDefaultCacheControl): no
    * directive was set, so `no-cache` and `private` there are not the application's. Writing the header clears it.
    */
@@ -59,6 +67,7 @@ export class ResponseHeaders {
     if (key === 'set-cookie') {
       this.cookies = [value];
       this.cookieKeys = null;
+      this.secureDefaults = null;
     } else {
       this.map.set(key, value);
       if (this.cacheControlIsDefault || this.cacheControlRemoved) this.afterCacheHeader(key);
@@ -70,6 +79,7 @@ export class ResponseHeaders {
     if (key === 'set-cookie') {
       (this.cookies ??= []).push(value);
       this.cookieKeys?.add(cookieKey(value));
+      this.secureDefaults?.push(false);
     } else {
       const prev = this.map.get(key);
       this.map.set(key, prev === undefined ? value : `${prev}, ${value}`);
@@ -81,6 +91,7 @@ export class ResponseHeaders {
     if (key === 'set-cookie') {
       this.cookies = null;
       this.cookieKeys = null;
+      this.secureDefaults = null;
     } else {
       this.map.delete(key);
       if (key === 'cache-control') {
@@ -132,13 +143,47 @@ export class ResponseHeaders {
     const key = cookieKey(line);
     const keys = (this.cookieKeys ??= new Set((this.cookies ?? []).map(cookieKey)));
     // Only a key already set costs a pass over the lines (ResponseHeaderBag replaces that one cookie).
-    if (keys.has(key)) this.cookies = this.cookies!.filter((c) => cookieKey(c) !== key);
+    if (keys.has(key)) this.removeCookieLines(key);
     keys.add(key);
-    (this.cookies ??= []).push(line);
+    const cookies = (this.cookies ??= []);
+    // `secure` not given (null or undefined): Symfony's Cookie::create default, null.
+    const secureDefault = options?.secure === undefined || options.secure === null;
+    if (secureDefault && this.secureDefaults === null) this.secureDefaults = cookies.map(() => false);
+    cookies.push(line);
+    this.secureDefaults?.push(secureDefault);
   }
-  /** ResponseHeaderBag::clearCookie, whose SameSite defaults to none at all (null), not to the Cookie's lax. */
+  /** Drops the lines of one cookie key, keeping each remaining line's secure-default mark beside it. */
+  private removeCookieLines(key: string): void {
+    const marks = this.secureDefaults;
+    const lines: string[] = [];
+    const kept: boolean[] = [];
+    this.cookies!.forEach((line, i) => {
+      if (cookieKey(line) === key) return;
+      lines.push(line);
+      if (marks) kept.push(marks[i]!);
+    });
+    this.cookies = lines;
+    if (marks) this.secureDefaults = kept;
+  }
+  /**
+   * Response::prepare on a secure request: Cookie::setSecureDefault(true) makes `secure` the cookies
+   * whose `secure` was not given (see secureDefaults); every other line is sent as it is.
+   */
+  setSecureDefault(): void {
+    const marks = this.secureDefaults;
+    if (!marks || !this.cookies) return;
+    for (let i = 0; i < marks.length; i++) {
+      if (!marks[i]) continue;
+      this.cookies[i] = withSecure(this.cookies[i]!);
+      marks[i] = false;
+    }
+  }
+  /**
+   * ResponseHeaderBag::clearCookie, whose SameSite defaults to none at all (null), not to the Cookie's
+   * lax, and whose `secure` defaults to false, not to null: a cleared cookie is not made secure on HTTPS.
+   */
   clearCookie(name: string, options?: CookieOptions): void {
-    this.setCookie(name, '', { ...options, sameSite: options?.sameSite ?? null });
+    this.setCookie(name, '', { ...options, sameSite: options?.sameSite ?? null, secure: options?.secure ?? false });
   }
   /** Every header line, Set-Cookie repeated. */
   *entries(): IterableIterator<[string, string]> {
@@ -187,6 +232,15 @@ function cookieKey(line: string): string {
     else if (attribute === 'domain') domain = part.slice(at + 1).trim();
   }
   return `${domain}\n${path}\n${name}`;
+}
+
+/** Where Symfony's Cookie::__toString writes `secure`: before `httponly` and `samesite`, else at the end. */
+const AFTER_SECURE = /; (?:httponly|samesite=)/;
+
+/** A line serializeCookie wrote without `secure`, with it. */
+function withSecure(line: string): string {
+  const at = line.search(AFTER_SECURE);
+  return at < 0 ? `${line}; secure` : `${line.slice(0, at)}; secure${line.slice(at)}`;
 }
 
 /** Names already checked, as given → lower-cased (names are nearly always constants); bounded. */

@@ -23,7 +23,6 @@ export const STREAMED_ATTRIBUTE = '_streamed_response';
 
 const TEXT_TYPE = /^\s*text\//i;
 const CHARSET = /;\s*charset=/i;
-const SECURE_ATTRIBUTE = /;\s*secure\s*(?:;|$)/i;
 const CHECKED_TYPES_KEPT = 64;
 
 /**
@@ -37,7 +36,9 @@ const CHECKED_TYPES_KEPT = 64;
  *   gets `Pragma: no-cache` and `Expires: -1`;
  * - 1xx/204/304: no body, no Content-Type/Content-Length; HEAD: empty body, GET's headers kept (a
  *   stream body is cancelled, not read);
- * - Transfer-Encoding removes Content-Length; cookies of an HTTPS request are marked `secure`;
+ * - Transfer-Encoding removes Content-Length; on an HTTPS request, cookies set without a `secure`
+ *   option are marked `secure` (Cookie::setSecureDefault: `secure: false`, a cleared cookie and a
+ *   line set raw stay as they are);
  *   `Vary: Accept-Language` when the locale came from that header.
  */
 export class ResponseListener {
@@ -109,11 +110,8 @@ export class ResponseListener {
 
     if (request.source.protocol === 'HTTP/1.0') addHttp10CacheHeaders(headers);
 
-    if (headers.has('set-cookie') && request.isSecure()) {
-      const cookies = headers.getSetCookies();
-      headers.delete('set-cookie');
-      for (const line of cookies) headers.append('set-cookie', SECURE_ATTRIBUTE.test(line) ? line : withSecure(line));
-    }
+    // Response::prepare: Cookie::setSecureDefault(true), for the cookies set without a `secure` option only.
+    if (headers.has('set-cookie') && request.isSecure()) headers.setSecureDefault();
   });
 }
 
@@ -127,14 +125,6 @@ function addHttp10CacheHeaders(headers: ResponseHeaders): void {
   if (cacheControl === null || !cacheControl.includes('no-cache')) return;
   headers.set('pragma', 'no-cache');
   headers.set('expires', '-1');
-}
-
-/** Where Symfony's Cookie writes `secure`: before `httponly` and `samesite`, else at the end. */
-const AFTER_SECURE = /;\s*(?:httponly|samesite=)/i;
-
-function withSecure(line: string): string {
-  const at = line.search(AFTER_SECURE);
-  return at < 0 ? `${line}; secure` : `${line.slice(0, at)}; secure${line.slice(at)}`;
 }
 
 const encoder = new TextEncoder();

@@ -92,3 +92,47 @@ test('regression: a Max-Age beyond what a Date holds wrote "expires=Invalid Date
   assert.equal(serializeCookie('a', 'x', { maxAge: 1e16 }), 'a=x; expires=Sat, 13-Sep-275760 00:00:00 GMT; Max-Age=10000000000000000; path=/; httponly; samesite=lax');
   assert.equal(serializeCookie('a', 'x', { maxAge: -1e16 }), 'a=x; expires=Thu, 01-Jan-1970 00:00:00 GMT; Max-Age=0; path=/; httponly; samesite=lax');
 });
+
+test('regression: sameSite \'\' threw "not lax, strict or none"; Symfony\'s Cookie::withSameSite reads \'\' as null (no SameSite)', () => {
+  assert.equal(serializeCookie('a', 'x', { sameSite: '' }), 'a=x; path=/; httponly');
+  const headers = new ResponseHeaders();
+  headers.clearCookie('b', { sameSite: '' });
+  assert.match(headers.getSetCookies()[0]!, /^b=deleted; .*; path=\/; httponly$/);
+});
+
+test('the secure-default mark follows its cookie when another cookie is replaced or lines are set raw', () => {
+  const headers = new ResponseHeaders();
+  headers.setCookie('a', '1', { secure: false });
+  headers.setCookie('b', '2');
+  headers.append('set-cookie', 'c=3');
+  headers.setCookie('a', '9', { secure: false });
+  headers.setSecureDefault();
+  assert.deepEqual(headers.getSetCookies(), ['b=2; path=/; secure; httponly; samesite=lax', 'c=3', 'a=9; path=/; httponly; samesite=lax']);
+  headers.setSecureDefault();
+  assert.equal(headers.getSetCookies()[0], 'b=2; path=/; secure; httponly; samesite=lax', 'applied once');
+  headers.set('set-cookie', 'd=4');
+  headers.setCookie('e', '5');
+  headers.setSecureDefault();
+  assert.deepEqual(headers.getSetCookies(), ['d=4', 'e=5; path=/; secure; httponly; samesite=lax']);
+});
+
+test('regression: setCookie(\'cart[42]\', …) threw "contains invalid characters" (a 500); Symfony\'s Cookie writes such a name as it is, and it is read back nested', async () => {
+  const headers = new ResponseHeaders();
+  headers.setCookie('cart[42]', '2');
+  headers.setCookie('a(b)/c:d@e?f', 'x');
+  assert.deepEqual(headers.getSetCookies(), ['cart[42]=2; path=/; httponly; samesite=lax', 'a(b)/c:d@e?f=x; path=/; httponly; samesite=lax']);
+  // What Symfony would percent-encode (`=,; ` and controls) still throws instead of breaking the line.
+  for (const name of ['a=b', 'a,b', 'a;b', 'a b', 'a\tb', '', 'caf\u00e9']) {
+    assert.throws(() => headers.setCookie(name, 'y'), /The cookie name .* contains invalid characters\./, JSON.stringify(name));
+  }
+  const { app } = testApp({
+    routes: [
+      { name: 'set', path: '/set', controller: () => { const r = HttpResponse.text('ok'); r.headers.setCookie('cart[42]', '2'); return r; } },
+      { name: 'read', path: '/read', controller: (r) => HttpResponse.json(r.cookies.get('cart')) },
+    ],
+  });
+  const set = await send(app, '/set');
+  assert.equal(set.status, 200);
+  const cookie = set.headers.getSetCookie()[0]!.split(';')[0]!;
+  assert.deepEqual(await (await send(app, '/read', { headers: { cookie } })).json(), { 42: '2' });
+});

@@ -130,10 +130,10 @@ test('regression: the secure flag added for HTTPS came after httponly; it is wri
     routes: [
       { name: 'flags', path: '/flags', controller: () => {
         const r = HttpResponse.text('ok');
-        r.headers.append('set-cookie', 'a=1; path=/; httponly; samesite=lax');
-        r.headers.append('set-cookie', 'b=2; path=/; samesite=strict');
-        r.headers.append('set-cookie', 'c=3; path=/');
-        r.headers.append('set-cookie', 'd=4; path=/; Secure; HttpOnly');
+        r.headers.setCookie('a', '1');
+        r.headers.setCookie('b', '2', { httpOnly: false, sameSite: 'strict' });
+        r.headers.setCookie('c', '3', { httpOnly: false, sameSite: null });
+        r.headers.setCookie('d', '4', { secure: true });
         return r;
       } },
     ],
@@ -142,8 +142,30 @@ test('regression: the secure flag added for HTTPS came after httponly; it is wri
     'a=1; path=/; secure; httponly; samesite=lax',
     'b=2; path=/; secure; samesite=strict',
     'c=3; path=/; secure',
-    'd=4; path=/; Secure; HttpOnly',
+    'd=4; path=/; secure; httponly; samesite=lax',
   ]);
+});
+
+test('regression: on HTTPS every Set-Cookie became secure; Symfony\'s Cookie::setSecureDefault only affects cookies whose secure was not given', async () => {
+  const { app } = testApp({
+    routes: [
+      { name: 'explicit', path: '/explicit', controller: () => {
+        const r = HttpResponse.text('ok');
+        r.headers.setCookie('given_false', '1', { secure: false });
+        r.headers.setCookie('not_given', '2');
+        r.headers.clearCookie('cleared');
+        r.headers.append('set-cookie', 'raw=3; path=/; httponly');
+        r.headers.append('set-cookie', 'raw_secure=4; path=/; Secure');
+        return r;
+      } },
+    ],
+  });
+  const lines = (await send(app, 'https://localhost/explicit')).headers.getSetCookie();
+  assert.equal(lines[0], 'given_false=1; path=/; httponly; samesite=lax', 'secure: false stays non-secure');
+  assert.equal(lines[1], 'not_given=2; path=/; secure; httponly; samesite=lax', 'secure not given: the HTTPS default');
+  assert.match(lines[2]!, /^cleared=deleted; expires=[^;]+; Max-Age=0; path=\/; httponly$/, 'ResponseHeaderBag::clearCookie: secure false');
+  assert.equal(lines[3], 'raw=3; path=/; httponly', 'a raw line: Cookie::fromString gives secure false');
+  assert.equal(lines[4], 'raw_secure=4; path=/; Secure');
 });
 
 test('regression: Cache-Control an app set with public or private kept its order; ResponseHeaderBag renders directives sorted', async () => {
