@@ -44,6 +44,8 @@ export interface AppConfig {
   sessionIdleSeconds: number;
   /** Total size of the default memory store's session data, bytes (2 per UTF-16 code unit); its least recently used sessions go first, guests before members. */
   sessionMaxBytes: number;
+  /** Most sessions of one member in the default memory store (its least recently used goes), so one account logging in again and again cannot push other members out. */
+  sessionMaxPerMember: number;
   /** Where HTML clients go when a `requiresLogin` route is hit anonymously ('' = answer 401). */
   loginPath: string;
   /** Name and lifetime (seconds) of the signed remember-me cookie. */
@@ -249,6 +251,7 @@ const OPTION_CHECKS: { readonly [K in keyof AppConfig]-?: OptionCheck } = {
   sessionMaxCount: integer(1),
   sessionIdleSeconds: integer(1),
   sessionMaxBytes: integer(MIN_SESSION_BYTES),
+  sessionMaxPerMember: integer(1),
   loginPath: text,
   rememberMeCookieName: (name, value) => cookieName(name, text(name, value) as string),
   rememberMeLifetimeSeconds: integer(1, TEN_YEARS_SECONDS),
@@ -302,6 +305,7 @@ export function loadConfig(options: Partial<AppConfig> = {}, env: Env = readEnvi
     sessionMaxCount: int('SESSION_MAX_COUNT', env.SESSION_MAX_COUNT, 10000, 1),
     sessionIdleSeconds: int('SESSION_IDLE_SECONDS', env.SESSION_IDLE_SECONDS, 1800, 1),
     sessionMaxBytes: sessionBytes(env.SESSION_MAX_BYTES),
+    sessionMaxPerMember: int('SESSION_MAX_PER_MEMBER', env.SESSION_MAX_PER_MEMBER, 32, 1),
     loginPath: env.LOGIN_PATH || '',
     logExcludedHttpCodes: httpCodes('LOG_EXCLUDED_HTTP_CODES', env.LOG_EXCLUDED_HTTP_CODES ?? (debug ? '' : '404,405')),
     rememberMeCookieName: cookieName('REMEMBER_ME_COOKIE_NAME', env.REMEMBER_ME_COOKIE_NAME || 'REMEMBERME'),

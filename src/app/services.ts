@@ -12,7 +12,7 @@ import type { TemplateRenderer } from '../listeners/template-listener.ts';
 
 /** createApp options for the request pipeline's services; each has a safe default. */
 export interface PipelineOptions {
-  /** Session storage (default: a bounded memory store, SESSION_MAX_COUNT sessions and SESSION_MAX_BYTES of data, idle at most SESSION_IDLE_SECONDS). */
+  /** Session storage (default: a bounded memory store, SESSION_MAX_COUNT sessions, SESSION_MAX_PER_MEMBER of one member and SESSION_MAX_BYTES of data, idle at most SESSION_IDLE_SECONDS). */
   sessionStore?: SessionStore;
   /** The firewall map (default: `dev` without security for the profiler and assets, then `admin` and `main`). */
   firewalls?: FirewallConfig[];
@@ -50,7 +50,7 @@ export interface PipelineServices {
 export function pipelineServices(config: AppConfig, options: PipelineOptions = {}): PipelineServices {
   const signer = new Signer(config.secret);
   return {
-    sessionStore: options.sessionStore ?? new MemorySessionStore({ maxCount: config.sessionMaxCount, idleSeconds: config.sessionIdleSeconds, maxBytes: config.sessionMaxBytes }),
+    sessionStore: options.sessionStore ?? new MemorySessionStore({ maxCount: config.sessionMaxCount, idleSeconds: config.sessionIdleSeconds, maxBytes: config.sessionMaxBytes, maxSessionsPerMember: config.sessionMaxPerMember }),
     firewallMap: new FirewallMap(options.firewalls ?? DEFAULT_FIREWALLS),
     signer,
     verifyBearerToken: options.verifyBearerToken ?? defaultBearerVerifier(signer),

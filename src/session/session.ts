@@ -234,7 +234,7 @@ export class StoredSession implements Session {
       this.storedId = '';
       this.storedData = null;
     } else {
-      track(this.store.write(this.id, serialized, { member: holdsMember(this.data), created: !loadedId, replaces }));
+      track(this.store.write(this.id, serialized, { ...memberInfo(this.data), created: !loadedId, replaces }));
       this.storedId = this._id;
       this.storedData = serialized;
     }
@@ -260,7 +260,7 @@ export class StoredSession implements Session {
       }
       if (merged.size === 0) return null;
       serialized = JSON.stringify(toRecord(merged));
-      return { data: serialized, info: { member: holdsMember(merged), created: false } };
+      return { data: serialized, info: { ...memberInfo(merged), created: false } };
     }));
     return () => {
       // The store no longer held the id (destroyed, expired, evicted): nothing was written, and
@@ -283,10 +283,18 @@ export class StoredSession implements Session {
   }
 }
 
-/** True when the data holds a logged-in member (a `_security_<context>` key). */
-function holdsMember(data: Map<string, unknown>): boolean {
-  for (const key of data.keys()) if (key.startsWith(SECURITY_SESSION_KEY_PREFIX)) return true;
-  return false;
+/**
+ * Whether the data holds a logged-in member (a `_security_<context>` key) and, when the first such key
+ * has a string `memberId` (what the firewall stores), that member's id: the store bounds the sessions
+ * of one member with it, so one account logging in again and again cannot evict everyone else.
+ */
+function memberInfo(data: Map<string, unknown>): { member: boolean; owner?: string } {
+  for (const [key, value] of data) {
+    if (!key.startsWith(SECURITY_SESSION_KEY_PREFIX)) continue;
+    const memberId = value !== null && typeof value === 'object' ? (value as { memberId?: unknown }).memberId : undefined;
+    return typeof memberId === 'string' && memberId !== '' ? { member: true, owner: memberId } : { member: true };
+  }
+  return { member: false };
 }
 
 /** Marks a removed key among the changes (session values are JSON, never a symbol). */

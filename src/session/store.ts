@@ -7,6 +7,13 @@ export interface SessionWriteInfo {
    */
   member: boolean;
   /**
+   * The id of the member the data holds (of the first `_security_<context>` key, when it has a string
+   * `memberId`). A bounded store should keep only so many sessions per member: one account logging
+   * in over and over (or replaying its remember-me cookie without the session cookie) creates a member
+   * session each time, and would otherwise push every other member out once members fill the store.
+   */
+  owner?: string;
+  /**
    * The id was generated during this request (a new session, or the new id of a rotation): the only
    * kind of write that may create an entry. A write with `created: false` is to an id the request
    * loaded, and must be dropped when the store no longer holds that id (destroyed, expired or
@@ -81,6 +88,12 @@ export interface MemorySessionStoreOptions {
    * takes at worst); evicted as for `maxCount`. Default 64 MiB.
    */
   maxBytes?: number;
+  /**
+   * Most sessions kept for one member (`info.owner`); a member's least recently used session makes room
+   * for its newest one. So one account, however often it logs in, holds this many places in the
+   * store and cannot push other members out. Default 32 (at most `maxCount`).
+   */
+  maxSessionsPerMember?: number;
   /** A session untouched for this long is gone; a destroyed id stays refused this long. Default 1 800 s. */
   idleSeconds?: number;
   /** Largest data of one session, in UTF-16 code units; a larger write throws. Default 64 KiB. */
@@ -160,6 +173,8 @@ class LastUseList<V> {
 interface Entry {
   data: string;
   expiresAt: number;
+  /** `info.owner` of the write that stored it ('' for none). */
+  owner: string;
 }
 
 interface Destroyed {
@@ -188,6 +203,10 @@ function sizeOf(data: string): number {
  *   one being written: the session just written is never the one evicted, since dropping it would
  *   silently lose the write (a visitor could never get a session, e.g. for a login form's CSRF token,
  *   once members fill the store).
+ * - One member (`info.owner`) keeps at most `maxSessionsPerMember` sessions: its least recently used one
+ *   goes when it has one more. Without that, one account logging in again and again (no cookie kept)
+ *   would fill the store with its own sessions and then evict every other member's, least recently
+ *   used first, however many accounts are logged in.
  * - A write that is not a creation (`info.created` false) to an id the store does not hold is dropped:
  *   a request that loaded the session before a logout, an expiry or an eviction cannot bring it back
  *   when it finishes, however long it took.
@@ -203,12 +222,15 @@ export class MemorySessionStore implements SessionStore {
   readonly maxBytes: number;
   readonly idleMs: number;
   readonly maxEntryLength: number;
+  readonly maxSessionsPerMember: number;
   /** Sessions holding a logged-in member, evicted only when nothing else is left. */
   private readonly members = new LastUseList<Entry>();
   /** All other sessions, evicted first. */
   private readonly guests = new LastUseList<Entry>();
   /** Destroyed ids; destruction order is expiry order. */
   private readonly destroyed = new LastUseList<Destroyed>();
+  /** Member id → the ids of its sessions, least recently used first (at most `maxSessionsPerMember`). */
+  private readonly owners = new Map<string, Set<string>>();
   /** `sizeOf` all kept sessions' data. */
   private bytes = 0;
   private readonly now: () => number;
@@ -218,6 +240,8 @@ export class MemorySessionStore implements SessionStore {
     this.maxBytes = Math.max(4, options.maxBytes ?? 64 * 1024 * 1024);
     this.idleMs = Math.max(1, options.idleSeconds ?? 1800) * 1000;
     this.maxEntryLength = Math.max(2, options.maxEntryLength ?? 64 * 1024);
+    const perMember = options.maxSessionsPerMember;
+    this.maxSessionsPerMember = Math.min(this.maxCount, Math.max(1, typeof perMember === 'number' && perMember === perMember ? perMember : 32));
     this.now = options.now ?? Date.now;
   }
 
@@ -242,6 +266,7 @@ export class MemorySessionStore implements SessionStore {
     }
     entry.expiresAt = now + this.idleMs;
     list.set(id, entry);
+    if (entry.owner !== '') this.own(entry.owner, id);
     return entry.data;
   }
 
@@ -260,8 +285,10 @@ export class MemorySessionStore implements SessionStore {
     if (info?.created === false && this.live(id, now) === undefined) return;
     if (info?.created && info.replaces !== undefined) this.succeed(info.replaces, id);
     this.forget(id);
-    (info?.member ? this.members : this.guests).set(id, { data, expiresAt: now + this.idleMs });
+    const owner = info?.member && typeof info.owner === 'string' ? info.owner : '';
+    (info?.member ? this.members : this.guests).set(id, { data, expiresAt: now + this.idleMs, owner });
     this.bytes += sizeOf(data);
+    if (owner !== '') this.own(owner, id);
     this.sweep(now, id);
   }
 
@@ -305,6 +332,26 @@ export class MemorySessionStore implements SessionStore {
     if (entry === undefined) return;
     list.delete(id);
     this.bytes -= sizeOf(entry.data);
+    if (entry.owner !== '') this.disown(entry.owner, id);
+  }
+
+  /**
+   * Makes `id` its owner's most recently used session; when the owner then has more than
+   * `maxSessionsPerMember`, its least recently used one (never `id`, which is now last) is evicted.
+   */
+  private own(owner: string, id: string): void {
+    let ids = this.owners.get(owner);
+    if (ids === undefined) this.owners.set(owner, (ids = new Set()));
+    ids.delete(id);
+    ids.add(id);
+    if (ids.size > this.maxSessionsPerMember) this.remove(this.members, ids.values().next().value!);
+  }
+
+  private disown(owner: string, id: string): void {
+    const ids = this.owners.get(owner);
+    if (ids === undefined) return;
+    ids.delete(id);
+    if (ids.size === 0) this.owners.delete(owner);
   }
 
   private forget(id: string): void {

@@ -4,6 +4,7 @@ import { loadConfig, parseByteSize, type AppConfig } from '../../src/app/config.
 import { createApp, type AppOptions } from '../../src/app/create-app.ts';
 import { HttpResponse } from '../../src/http/response.ts';
 import type { KernelRequest } from '../../src/http/request.ts';
+import { logIn } from '../../src/security/login.ts';
 
 test('defaults follow CONTRACT §2', () => {
   const c = loadConfig({}, {});
@@ -184,4 +185,30 @@ test('regression: the session store\'s total data bound (64 MiB) could not be co
   assert.throws(build({ environment: { SESSION_MAX_BYTES: '100' } }), { message: 'SESSION_MAX_BYTES must be at least 1024 bytes (1kb), got "100".' });
   assert.throws(build({ environment: { SESSION_MAX_BYTES: 'lots' } }), { message: 'SESSION_MAX_BYTES must be a size such as 1mb, 512kb or 1048576, got "lots".' });
   assert.throws(build({ sessionMaxBytes: 10 }), /sessionMaxBytes/);
+});
+
+test('SESSION_MAX_PER_MEMBER and sessionMaxPerMember bound one member\'s sessions in the default store: its least recently used login goes, other members stay', async () => {
+  const routes = [
+    { name: 'login', path: '/login/:member', controller: (r: KernelRequest) => {
+      logIn(r, { memberId: String(r.attributes.get('member')), irmsToken: `token-${String(r.attributes.get('member'))}` });
+      return new HttpResponse('in');
+    } },
+    { name: 'me', path: '/me', controller: (r: KernelRequest) => new HttpResponse(String(r.attributes.get('member_id') ?? '')) },
+  ];
+  const sessionOf = async (app: ReturnType<typeof createApp>, member: string) => {
+    const line = (await app.fetch(new Request(`http://localhost/login/${member}`))).headers.get('set-cookie')!;
+    return line.split(';')[0]!;
+  };
+  const whoIs = async (app: ReturnType<typeof createApp>, cookie: string) => (await app.fetch(new Request('http://localhost/me', { headers: { cookie } }))).text();
+  const app = createApp({ env: 'prod', environment: { SESSION_MAX_PER_MEMBER: '2', APP_SECRET: 's' }, logSink: () => {}, routes });
+  assert.equal(app.config.sessionMaxPerMember, 2);
+  const other = await sessionOf(app, 'ann');
+  const first = await sessionOf(app, 'bob');
+  const second = await sessionOf(app, 'bob');
+  const third = await sessionOf(app, 'bob');
+  assert.deepEqual(await Promise.all([whoIs(app, first), whoIs(app, second), whoIs(app, third), whoIs(app, other)]), ['', 'bob', 'bob', 'ann']);
+  assert.equal(createApp({ env: 'prod', environment: {}, logSink: () => {} }).config.sessionMaxPerMember, 32);
+  assert.equal(createApp({ env: 'prod', environment: {}, sessionMaxPerMember: 5, logSink: () => {} }).config.sessionMaxPerMember, 5);
+  assert.throws(build({ environment: { SESSION_MAX_PER_MEMBER: '0' } }), { message: `SESSION_MAX_PER_MEMBER must be an integer between 1 and ${Number.MAX_SAFE_INTEGER}, got "0".` });
+  assert.throws(build({ sessionMaxPerMember: 0 }), /sessionMaxPerMember/);
 });

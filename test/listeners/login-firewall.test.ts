@@ -460,3 +460,14 @@ test('refreshMember re-checks session and remember-me members: roles follow the 
   const sid2 = setCookies(await login(impostor.app, { member: '7', token: 't' })).get('IRMSSESSID')!.value;
   assert.equal((await send(impostor.app, '/account', { headers: { cookie: `IRMSSESSID=${sid2}`, accept: 'application/json' } })).status, 401, 'an answer naming another member counts as none');
 });
+
+test('regression: one account logging in again and again (no cookie kept) cannot evict other members\' sessions from the bounded store', async () => {
+  const store = new MemorySessionStore({ maxCount: 40 });
+  const { app } = testApp({ routes, sessionStore: store, environment: { APP_SECRET: 'test-secret' } });
+  const victim = setCookies(await login(app, { member: 'victim', token: 'victim-token' })).get('IRMSSESSID')!.value;
+  // The attacker's account logs in 200 times, each time without the session cookie: 200 member sessions.
+  for (let i = 0; i < 200; i++) assert.equal((await login(app, { member: 'attacker', token: 'attacker-token' })).status, 200);
+  const home = await send(app, '/', { headers: { cookie: `IRMSSESSID=${victim}` } });
+  assert.equal(((await home.json()) as { member_id: string }).member_id, 'victim', 'the victim is still logged in');
+  assert.ok(store.size <= 33, `the attacker holds at most 32 sessions (store holds ${store.size})`);
+});

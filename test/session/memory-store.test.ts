@@ -340,3 +340,33 @@ test('regression: with a store that has update, a session applies only its own c
   assert.equal(clearing.save(), 'stored');
   assert.deepEqual(JSON.parse(store.read(rotating.id)!), { z: 1 });
 });
+
+test('regression: one member\'s sessions are bounded (maxSessionsPerMember), so a login flood from one account cannot evict the other members', () => {
+  const store = new MemorySessionStore({ maxCount: 10, maxSessionsPerMember: 3 });
+  store.write('victim', 'v', { member: true, created: true, owner: 'v' });
+  for (let i = 0; i < 100; i++) store.write(`a${i}`, 'a', { member: true, created: true, owner: 'attacker' });
+  assert.equal(store.read('victim'), 'v', 'the other member outlived 100 logins of one account');
+  assert.equal(store.size, 4);
+  assert.deepEqual([store.read('a97'), store.read('a98'), store.read('a99')], ['a', 'a', 'a'], 'the account keeps its newest sessions');
+  assert.equal(store.read('a96'), null);
+  // The member's least recently used session goes, not the oldest written: a97 was just read.
+  store.read('a97');
+  store.write('a100', 'a', { member: true, created: true, owner: 'attacker' });
+  assert.deepEqual([store.read('a97'), store.read('a98'), store.read('a100')], ['a', null, 'a']);
+  // A session whose member logs out no longer counts toward the bound.
+  store.write('a97', 'anonymous now');
+  store.write('a101', 'a', { member: true, created: true, owner: 'attacker' });
+  assert.deepEqual([store.read('a99'), store.read('a100'), store.read('a101'), store.read('a97')], ['a', 'a', 'a', 'anonymous now']);
+});
+
+test('the session tells the store which member it holds', () => {
+  const { store, calls } = recordingStore(false);
+  const infos: unknown[] = [];
+  const write = store.write;
+  store.write = (id, data, info) => { infos.push(info); return write(id, data, info); };
+  const s = new StoredSession(store, null);
+  s.set(sessionKey('main'), { memberId: '42', irmsToken: 't', roles: [] });
+  s.save();
+  assert.deepEqual(infos, [{ member: true, owner: '42', created: true, replaces: undefined }]);
+  assert.equal(calls.length, 1);
+});
