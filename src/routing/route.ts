@@ -88,11 +88,19 @@ function encodeLiteral(text: string): string {
   return text.replace(LITERAL_ENCODE, (c) => encodeURIComponent(c));
 }
 
-/** decodeURIComponent that reports a malformed escape as null instead of throwing. */
+/** A `%` that does not start a `%XX` escape. */
+const STRAY_PERCENT = /%(?![0-9A-Fa-f]{2})/g;
+
+/**
+ * A path value decoded as Symfony's matcher decodes the path, `rawurldecode`: each `%XX` is that byte and
+ * a `%` that starts no escape stays (`/search/100%` is `100%`, `%zz` is `%zz`; decodeURIComponent threw
+ * and the route did not match). Bytes that are no UTF-8 give null, no match: the recipe's `utf8` option
+ * compiles every route regex with `u`, which fails on such a subject.
+ */
 function safeDecode(value: string): string | null {
   if (value.indexOf('%') === -1) return value;
   try {
-    return decodeURIComponent(value);
+    return decodeURIComponent(value.replace(STRAY_PERCENT, '%25'));
   } catch {
     return null;
   }
@@ -149,6 +157,75 @@ function requirementSource(requirement: string | RegExp): string {
   return requirement instanceof RegExp ? requirement.source : requirement;
 }
 
+/**
+ * The requirement as Symfony's UrlGenerator::doGenerate checks a value against it: look-around groups
+ * removed and case-insensitive (`'#^'.preg_replace(<look-arounds>, '', $req).'$#i'`, plus `u` with
+ * utf8), so `[a-z]{2}` accepts `EN` and `(?!admin)[a-z]+` accepts `admin` there, though the matcher
+ * (case-sensitive, look-arounds kept) would not match the URL it gives.
+ */
+function generatorRequirement(compiled: RegExp): RegExp {
+  const flags = compiled.flags.includes('i') ? compiled.flags : compiled.flags + 'i';
+  try {
+    return new RegExp(withoutLookarounds(compiled.source), flags);
+  } catch {
+    return new RegExp(compiled.source, flags);
+  }
+}
+
+/** The look-around openers Symfony's generator strips: `(?=`, `(?!`, `(?<=`, `(?<!`. */
+const LOOKAROUND = /^\(\?(?:=|!|<=|<!)/;
+
+/** `source` without its look-around groups (balanced parentheses, escapes skipped; unbalanced: kept). */
+function withoutLookarounds(source: string): string {
+  let out = '';
+  let i = 0;
+  while (i < source.length) {
+    const c = source[i]!;
+    if (c === '\\') {
+      out += source.slice(i, i + 2);
+      i += 2;
+      continue;
+    }
+    const opener = c === '(' ? LOOKAROUND.exec(source.slice(i, i + 4)) : null;
+    const end = opener === null ? -1 : closingParen(source, i);
+    if (end === -1) {
+      out += c;
+      i++;
+      continue;
+    }
+    i = end + 1;
+  }
+  return out;
+}
+
+/** Index of the `)` closing the group opened at `start`, or -1. */
+function closingParen(source: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') i++;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** PHP's trim() characters: space, tab, LF, CR, NUL, vertical tab. */
+const PHP_TRIM = /^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g;
+
+/**
+ * A path as Symfony's Route::setPath stores it, `'/'.ltrim(trim($pattern), '/')`: surrounding whitespace
+ * dropped and one leading slash, so `//foo` is the route `/foo` (it served only `//foo`, and the URL
+ * generated for it, `/%2Ffoo`, matched nothing). A path not starting with `/` is left to be refused.
+ */
+function normalizePath(path: string): string {
+  const trimmed = path.replace(PHP_TRIM, '');
+  if (trimmed[0] !== '/') return trimmed;
+  let start = 0;
+  while (trimmed.charCodeAt(start + 1) === 0x2f) start++;
+  return trimmed.slice(start);
+}
+
 /** DEFAULT_METHODS, for the per-match test of a route that lists no methods. */
 const DEFAULT_METHOD_SET: ReadonlySet<string> = new Set(DEFAULT_METHODS);
 
@@ -196,8 +273,11 @@ export class CompiledRouteImpl implements CompiledRoute {
   readonly requiredVariables: ReadonlySet<string>;
   /** @internal Wildcard (`*name`) variables. */
   readonly wildcardVariables: ReadonlySet<string>;
-  /** @internal Compiled requirements by variable name (only for path variables). */
-  readonly requirements: ReadonlyMap<string, { regexp: RegExp; source: string }>;
+  /**
+   * @internal Compiled requirements by variable name (only for path variables): `regexp` for matching,
+   * `generator` for generate()'s check (see generatorRequirement).
+   */
+  readonly requirements: ReadonlyMap<string, { regexp: RegExp; generator: RegExp; source: string }>;
 
   private readonly regexp: RegExp | null;
   private readonly captureNames: string[] = [];
@@ -208,10 +288,11 @@ export class CompiledRouteImpl implements CompiledRoute {
 
   constructor(definition: RouteDefinition, index: number) {
     if (definition === null || typeof definition !== 'object') throw new Error(`Route #${index} is not an object.`);
-    const { name, path } = definition;
-    if (typeof name !== 'string' || name === '') throw unnamedRoute(index, path);
+    const { name } = definition;
+    if (typeof name !== 'string' || name === '') throw unnamedRoute(index, definition.path);
+    const path = typeof definition.path === 'string' ? normalizePath(definition.path) : definition.path;
     if (typeof path !== 'string' || (path[0] !== '/' && path[0] !== '{')) {
-      throw new Error(`Invalid path ${JSON.stringify(path)} for route "${name}": a path must start with "/".`);
+      throw new Error(`Invalid path ${JSON.stringify(definition.path)} for route "${name}": a path must start with "/".`);
     }
     for (const key of Object.keys(definition)) {
       // A misplaced option (`requiresLogin: true` beside `path`) would otherwise be ignored, and the route left open.
@@ -277,12 +358,14 @@ export class CompiledRouteImpl implements CompiledRoute {
     for (const token of tokens) if (token.type === 'param' || token.type === 'wildcard') required.add(token.name);
     this.requiredVariables = required;
 
-    const requirements = new Map<string, { regexp: RegExp; source: string }>();
+    const requirements = new Map<string, { regexp: RegExp; generator: RegExp; source: string }>();
     for (const [variable, given] of Object.entries(definition.requirements ?? {})) {
       const requirement = typeof given === 'string' ? sanitizeRequirement(name, variable, given) : given;
       const compiled = compileRequirement(name, variable, requirement);
       // A requirement for something that is not a path variable is ignored, as in Symfony.
-      if (variables.includes(variable)) requirements.set(variable, { regexp: compiled, source: requirementSource(requirement) });
+      if (variables.includes(variable)) {
+        requirements.set(variable, { regexp: compiled, generator: generatorRequirement(compiled), source: requirementSource(requirement) });
+      }
     }
     this.requirements = requirements;
 

@@ -291,6 +291,9 @@ export class Router {
     }
     const values = nullRecord<string | string[]>();
     const missing: string[] = [];
+    // Symfony reports missing variables first, then the invalid one it meets first walking the path
+    // from its end (doGenerate prepends): in path order, the last one found here.
+    let invalid: InvalidParameterException | null = null;
     const context = options.context;
     for (const variable of route.variables) {
       const required = route.requiredVariables.has(variable);
@@ -299,31 +302,39 @@ export class Router {
       if ((value === undefined || value === null) && required && Object.hasOwn(route.defaults, variable)) {
         value = route.defaults[variable];
       }
-      if (value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0)) {
+      if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) {
         if (required) missing.push(variable);
         continue;
       }
+      // An empty optional variable leaves its group out.
+      if (!required && (value === '' || value === false)) continue;
       let stringValue: string | string[];
       let text: string;
       if (route.wildcardVariables.has(variable)) {
         // Holes of a sparse array are skipped, as `undefined` is elsewhere (a hole made compile throw).
-        stringValue = Array.isArray(value) ? Object.keys(value).map((i) => String((value as unknown[])[Number(i)])) : String(value).split('/');
+        stringValue = Array.isArray(value) ? Object.keys(value).map((i) => phpString((value as unknown[])[Number(i)])) : phpString(value).split('/');
         text = stringValue.join('/');
       } else {
         if (Array.isArray(value) || (typeof value === 'object' && !(value instanceof Date))) {
-          throw new InvalidParameterException(`Parameter "${variable}" for route "${name}" must be a scalar to generate a URL.`);
+          invalid = new InvalidParameterException(`Parameter "${variable}" for route "${name}" must be a scalar to generate a URL.`);
+          continue;
         }
-        stringValue = text = String(value);
+        stringValue = text = phpString(value);
         // Symfony's default requirement `[^/]++`: a slash would not match this route again.
         if (!route.requirements.has(variable) && text.includes('/')) {
-          throw new InvalidParameterException(`Parameter "${variable}" for route "${name}" must match "[^/]++" ("${text}" given) to generate a corresponding URL.`);
+          invalid = new InvalidParameterException(`Parameter "${variable}" for route "${name}" must match "[^/]++" ("${text}" given) to generate a corresponding URL.`);
+          continue;
         }
       }
       const requirement = route.requirements.get(variable);
-      if (requirement !== undefined && !requirement.regexp.test(text)) {
-        throw new InvalidParameterException(
-          `Parameter "${variable}" for route "${name}" must match "${requirement.source}" ("${text}" given) to generate a corresponding URL.`,
+      // An empty value is given, not missing: Symfony checks it against the requirement, which no path
+      // variable here can satisfy (UrlGeneratorTest::testRequiredParamAndEmptyPassed).
+      if (text === '' || (requirement !== undefined && !requirement.generator.test(text))) {
+        const expected = requirement !== undefined ? requirement.source : route.wildcardVariables.has(variable) ? '.+' : '[^/]++';
+        invalid = new InvalidParameterException(
+          `Parameter "${variable}" for route "${name}" must match "${expected}" ("${text}" given) to generate a corresponding URL.`,
         );
+        continue;
       }
       values[variable] = stringValue;
     }
@@ -332,6 +343,7 @@ export class Router {
         `Some mandatory parameters are missing (${missing.map((m) => `"${m}"`).join(', ')}) to generate a URL for route "${name}".`,
       );
     }
+    if (invalid !== null) throw invalid;
     let url = hardenGeneratedPath(route.build(values));
 
     const query: string[] = [];
@@ -446,6 +458,15 @@ function mergeByIndex(a: CompiledRouteImpl[], b: CompiledRouteImpl[]): CompiledR
   return out;
 }
 
+/**
+ * A path value as PHP's string conversion writes it (UrlGenerator concatenates the value): `true` is
+ * "1" and `false` is "" (JavaScript's String gives "true" and "false").
+ */
+function phpString(value: unknown): string {
+  if (typeof value === 'boolean') return value ? '1' : '';
+  return String(value);
+}
+
 /** PHP http_build_query style (RFC 3986 encoding): arrays and objects become `key[sub]=value`. */
 function appendQuery(out: string[], key: string, value: unknown, depth: number): void {
   if (value === undefined || value === null) return;
@@ -460,23 +481,26 @@ function appendQuery(out: string[], key: string, value: unknown, depth: number):
   out.push(`${key}=${encodeURIComponent(text)}`);
 }
 
+/**
+ * The fragment as UrlGenerator::doGenerate writes it: `strtr(rawurlencode($fragment), QUERY_FRAGMENT_DECODED)`,
+ * readable `/ ? @ : ! ; , *` only. `& = + $ ' ( )` stay encoded (this wrote them raw), and since the
+ * browser hands the fragment to scripts undecoded (`location.hash`), they see Symfony's bytes.
+ */
 function encodeFragment(fragment: string): string {
-  // Keep the characters RFC 3986 allows in a fragment readable, as Symfony does.
-  return encodeURIComponent(fragment).replace(/%(2F|3F|40|3A|21|24|26|27|28|29|2A|2B|2C|3B|3D)/gi, (e) =>
-    decodeURIComponent(e),
-  );
+  return encodeURIComponent(fragment)
+    .replace(/['()]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
+    .replace(/%(2F|3F|40|3A|3B|2C)/g, (e) => decodeURIComponent(e));
 }
 
 /**
  * Whether an extra parameter equals the route's default, so it stays out of the query string: Symfony
- * compares with PHP's `==`, under which `'10'` equals `10`; here scalars are compared as strings. Arrays
+ * compares with PHP's `==`, under which `'10'` equals `10` (phpLooseEquals). Arrays
  * are equal under `==` when they hold the same keys with equal values, in any order
  * (UrlGeneratorTest::testArrayQueryParamSameAsDefault: `[1 => 'bar', 0 => 'foo']` is the default `['foo', 'bar']`).
  */
 function sameAsDefault(value: unknown, fallback: unknown, depth = 0): boolean {
   if (value === fallback) return true;
-  const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
-  if (scalar(value) && scalar(fallback)) return String(value) === String(fallback);
+  if (isScalar(value) && isScalar(fallback)) return phpLooseEquals(value, fallback);
   if (!isContainer(value) || !isContainer(fallback) || depth > 8) return false;
   const keys = Object.keys(value);
   if (keys.length !== Object.keys(fallback).length) return false;
@@ -484,6 +508,32 @@ function sameAsDefault(value: unknown, fallback: unknown, depth = 0): boolean {
     if (!Object.hasOwn(fallback, key) || !sameAsDefault(value[key], fallback[key], depth + 1)) return false;
   }
   return true;
+}
+
+type Scalar = string | number | boolean;
+
+function isScalar(value: unknown): value is Scalar {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
+/** PHP 8's numeric strings: optional blanks around a decimal or exponent number (`' 1e1'`, `'01'`, `'.5'`). */
+const NUMERIC_STRING = /^[ \t\n\r\v\f]*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?[ \t\n\r\v\f]*$/;
+
+/**
+ * PHP 8's `==` on two scalars: a boolean compares truthiness (`'0'` and `''` are false), two numbers or
+ * numeric strings compare as numbers (`'01' == 1`, `'1e1' == '10'`), anything else as strings.
+ */
+function phpLooseEquals(a: Scalar, b: Scalar): boolean {
+  if (typeof a === 'boolean' || typeof b === 'boolean') return phpTruthy(a) === phpTruthy(b);
+  const numericA = typeof a === 'number' || NUMERIC_STRING.test(a);
+  const numericB = typeof b === 'number' || NUMERIC_STRING.test(b);
+  if (numericA && numericB) return Number(a) === Number(b);
+  return String(a) === String(b);
+}
+
+function phpTruthy(value: Scalar): boolean {
+  if (typeof value === 'string') return value !== '' && value !== '0';
+  return typeof value === 'number' ? value !== 0 : value;
 }
 
 /** An array or a plain object: what http_build_query writes as `key[sub]=value` (a Date is a scalar here). */

@@ -234,3 +234,25 @@ test('regression: a Referer of "0" was quoted in the 404 message; RouterListener
   const other = await send(app, '/missing', { headers: { referer: '00' } });
   assert.equal(decodeURIComponent(other.headers.get('x-debug-exception') ?? ''), 'No route found for "GET http://localhost/missing" (from "00")');
 });
+
+test('regression: "Matched route" listed the path variables before _route and _controller; Symfony\'s compiled match is _route, the defaults, _controller, then the other variables', async () => {
+  const { app, lines } = testApp({
+    logFormat: 'json',
+    logLevel: 'info',
+    routes: [{
+      name: 'member', path: '/members/:id/:tab', defaults: { tab: 'profile', source: 'web' },
+      controller: function showMember(request: KernelRequest) { return HttpResponse.text([...request.attributes.keys()].join(',')); },
+    }],
+  });
+  const response = await send(app, '/members/7/orders');
+  const record = matchedRoute(lines)!;
+  assert.deepEqual(Object.entries(record.context.route_parameters as object), [
+    ['_route', 'member'],
+    ['tab', 'orders'],
+    ['source', 'web'],
+    ['_controller', 'showMember'],
+    ['id', '7'],
+  ]);
+  // The request attributes are filled in the same order (`attributes->add($parameters)`), as the profiler lists them.
+  assert.match(await response.text(), /^_route,tab,source,_controller,id,_route_params\b/);
+});

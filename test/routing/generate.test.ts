@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Router } from '../../src/routing/router.ts';
-import { route, router } from './helpers.ts';
+import { expectMatch, route, router } from './helpers.ts';
 import { InvalidParameterException, MissingMandatoryParametersException, RouteNotFoundException } from '../../src/kernel/exceptions.ts';
 
 const r = new Router([
@@ -41,7 +41,6 @@ describe('generate()', () => {
   test('missing mandatory parameter', () => {
     assert.throws(() => r.generate('_profiler'), { message: 'Some mandatory parameters are missing ("token") to generate a URL for route "_profiler".' });
     assert.throws(() => r.generate('_profiler', { token: null }), Error);
-    assert.throws(() => r.generate('_profiler', { token: '' }), /missing/);
     assert.throws(() => r.generate('files', { rest: [] }), /missing/);
   });
 
@@ -138,6 +137,67 @@ describe('generate()', () => {
       assert.equal(m.route.name, name, url);
       for (const [k, v] of Object.entries(params)) assert.deepEqual(m.params[k], v, url);
     }
+  });
+});
+
+describe('Symfony 5.4 UrlGenerator::doGenerate parity', () => {
+  test('regression: an empty value for a mandatory variable was reported missing; Symfony checks it against the requirement (InvalidParameterException, testRequiredParamAndEmptyPassed)', () => {
+    const g = router(route('slug', '/:slug', undefined, { requirements: { slug: '.+' } }), route('profile', '/_profiler/:token'));
+    assert.throws(() => g.generate('slug', { slug: '' }), (e: unknown) => e instanceof InvalidParameterException && e.message === 'Parameter "slug" for route "slug" must match ".+" ("" given) to generate a corresponding URL.');
+    assert.throws(() => g.generate('profile', { token: '' }), (e: unknown) => e instanceof InvalidParameterException && e.message === 'Parameter "token" for route "profile" must match "[^/]++" ("" given) to generate a corresponding URL.');
+    assert.throws(() => g.generate('profile', {}), (e: unknown) => e instanceof MissingMandatoryParametersException, 'absent is still missing');
+  });
+
+  test('regression: missing variables are reported before an invalid one, and of two invalid ones the last in the path, as doGenerate checks them', () => {
+    const g = router(route('pair', '/p/:a/:b/:c', undefined, { requirements: { a: '\\d+', b: '\\d+' } }));
+    assert.throws(() => g.generate('pair', { a: 'x', b: 1 }), (e: unknown) => e instanceof MissingMandatoryParametersException && /\("c"\)/.test(e.message));
+    assert.throws(() => g.generate('pair', { a: 'x', b: 'y', c: 1 }), (e: unknown) => e instanceof InvalidParameterException && /Parameter "b"/.test(e.message));
+  });
+
+  test('regression: a boolean path value was written "true"/"false"; PHP writes true as "1" and false as "" (then refused as empty)', () => {
+    const g = router(route('flag', '/flag/:on'), route('page', '/page{/:n}'));
+    assert.equal(g.generate('flag', { on: true }), '/flag/1');
+    assert.throws(() => g.generate('flag', { on: false }), (e: unknown) => e instanceof InvalidParameterException && e.message.endsWith('("" given) to generate a corresponding URL.'));
+    assert.equal(g.generate('page', { n: false }), '/page', 'an optional group is left out');
+  });
+
+  test('regression: the generator checked requirements case-sensitively and with their look-arounds; Symfony\'s check is `#^…$#i` without look-arounds', () => {
+    const g = router(
+      route('lang', '/lang/:code', undefined, { requirements: { code: '[a-z]{2}' } }),
+      route('user', '/u/:name', undefined, { requirements: { name: '(?!admin\\b)[a-z]+' } }),
+      route('word', '/w/:w', undefined, { requirements: { w: '\\p{Ll}+' } }),
+    );
+    assert.equal(g.generate('lang', { code: 'EN' }), '/lang/EN');
+    assert.equal(g.generate('user', { name: 'admin' }), '/u/admin');
+    assert.equal(g.generate('word', { w: '\u00e9t\u00e9' }), '/w/%C3%A9t%C3%A9', 'the u flag kept');
+    assert.throws(() => g.generate('lang', { code: 'eng' }), InvalidParameterException);
+    // Matching stays case-sensitive, look-arounds included.
+    assert.throws(() => g.match('/lang/EN', 'GET'));
+    assert.throws(() => g.match('/u/admin', 'GET'));
+  });
+
+  test('regression: an extra parameter equal to its default under PHP\'s == but not as a string (\'01\' for 1, 0 for false) went to the query string', () => {
+    const g = router(route('list', '/list', undefined, { defaults: { page: 1, preview: false, size: '10' } }));
+    assert.equal(g.generate('list', { page: '01', preview: 0, size: '1e1' }), '/list');
+    assert.equal(g.generate('list', { preview: '' }), '/list');
+    assert.equal(g.generate('list', { page: '1abc', preview: 'no', size: 'ten' }), '/list?page=1abc&preview=no&size=ten', '\'no\' is true; non-numeric strings compare as strings');
+  });
+
+  test('regression: the fragment left & = + $ \' ( ) raw; Symfony\'s QUERY_FRAGMENT_DECODED leaves only / ? @ : ! ; , * readable', () => {
+    const g = router(route('page', '/page'));
+    assert.equal(g.generate('page', { _fragment: "a=1&b=2+c$d'(e)" }), '/page#a%3D1%26b%3D2%2Bc%24d%27%28e%29');
+    assert.equal(g.generate('page', { _fragment: '/x?y@z:w!v;u,t*s #' }), '/page#/x?y@z:w!v;u,t*s%20%23');
+  });
+
+  test('regression: a route path starting with "//" served only "//x" and generated "/%2Fx", which matched nothing; Route::setPath makes it "/x"', () => {
+    const g = router(route('double', '//x'), route('spaced', ' /y '), route('deep', '///z/:id'));
+    expectMatch(g, '/x', 'GET', 'double');
+    expectMatch(g, '/y', 'GET', 'spaced');
+    assert.equal(g.generate('double'), '/x');
+    assert.equal(g.generate('deep', { id: 3 }), '/z/3');
+    expectMatch(g, '/z/3', 'GET', 'deep');
+    assert.equal(g.get('double')!.path, '/x');
+    assert.throws(() => router(route('rel', 'x')), /must start with "\/"/);
   });
 });
 

@@ -73,7 +73,9 @@ type Outcome = string;
 function naiveRouter(defs: RouteDefinition[]): (path: string, method: string) => Outcome {
   const encodePath = (t: string): string => t.replace(/[\u0000-\u0020"#<>?`{}\u007f]|[^\u0000-\u007f]/gu, (c) => encodeURIComponent(c));
   const compiled = defs.map((d) => {
-    const fn = p2rMatch(d.path, {
+    // Symfony's Route::setPath: `'/'.ltrim(trim($pattern), '/')`.
+    const path = '/' + d.path.replace(/^\/+/, '');
+    const fn = p2rMatch(path, {
       sensitive: true,
       trailing: false,
       decode: (v) => v, // decoded below, so that a malformed escape is a no-match
@@ -87,7 +89,9 @@ function naiveRouter(defs: RouteDefinition[]): (path: string, method: string) =>
       const out: Record<string, unknown> = { ...d.defaults };
       try {
         for (const [k, v] of Object.entries(m.params)) {
-          out[k] = Array.isArray(v) ? v.map((s) => decodeURIComponent(s)) : decodeURIComponent(v as string);
+          // rawurldecode: a `%` that starts no escape stays; bytes that are no UTF-8 are no match.
+          const decode = (s: string): string => decodeURIComponent(s.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'));
+          out[k] = Array.isArray(v) ? v.map(decode) : decode(v as string);
         }
       } catch {
         return null;
@@ -98,15 +102,15 @@ function naiveRouter(defs: RouteDefinition[]): (path: string, method: string) =>
       }
       return out;
     };
-    return { d, test, methods, isStatic: !/[:*{]/.test(d.path), extraSlashes: false };
+    return { d, path, test, methods, isStatic: !/[:*{]/.test(path), extraSlashes: false };
   });
   // Symfony looks static routes up by the rtrimmed path: one ending in `/` serves `/dir//` too, unless an
   // earlier dynamic route can match it (then it is compiled as dynamic, with one optional slash).
   for (const [i, c] of compiled.entries()) {
-    if (!c.isStatic || c.d.path.length < 2 || !c.d.path.endsWith('/')) continue;
+    if (!c.isStatic || c.path.length < 2 || !c.path.endsWith('/')) continue;
     const strict = c.test;
-    c.extraSlashes = !compiled.slice(0, i).some((o) => !o.isStatic && (o.test(c.d.path.slice(0, -1)) || o.test(c.d.path)));
-    const base = encodePath(c.d.path);
+    c.extraSlashes = !compiled.slice(0, i).some((o) => !o.isStatic && (o.test(c.path.slice(0, -1)) || o.test(c.path)));
+    const base = encodePath(c.path);
     if (c.extraSlashes) c.test = (p) => strict(p.startsWith(base) && /^\/*$/.test(p.slice(base.length)) ? base : p);
   }
   const toggle = (p: string): string | null => {
