@@ -5,6 +5,7 @@
  */
 import { codeExcerpt, type ExcerptLine } from './error-page/excerpt.ts';
 import { relativeTo, workingDirectory } from './error-page/host-fs.ts';
+import { messageOf } from './error-page/safe-json.ts';
 import { sourceMapFor } from './error-page/source-map.ts';
 
 export interface StackFrame {
@@ -50,6 +51,26 @@ function parseFrame(line: string): StackFrame | null {
   if (m) return { fn: m[1], file: m[2], line: Number(m[3]), column: Number(m[4]) };
   m = FRAME_NO_FN.exec(line);
   return m ? { fn: '', file: m[1], line: Number(m[2]), column: Number(m[3]) } : null;
+}
+
+/**
+ * The part of an error's stack below its message. V8 writes `Name: message` first, and a message may
+ * span lines: a line of it that reads like a frame (`    at x (.env:1:1)`, from a route parameter or a
+ * query value the message quotes) must not become a frame, whose source the debug page would read and
+ * show. Symfony's FlattenException takes its frames from getTrace(), never from text. A stack that
+ * does not quote the message on its first line (assigned by hand) is read whole, as before.
+ */
+export function stackBelowMessage(stack: string, message: string): string {
+  if (message === '') return stack;
+  const at = stack.indexOf(message);
+  if (at < 0) return stack;
+  const firstBreak = stack.indexOf('\n');
+  return firstBreak < 0 || at <= firstBreak ? stack.slice(at + message.length) : stack;
+}
+
+/** stackBelowMessage for an error, its message read as the page reads it. */
+function framesText(error: unknown, stack: string): string {
+  return stackBelowMessage(stack, messageOf(error));
 }
 
 /** `error.stack`, or undefined when it is absent or its getter throws. */
@@ -150,7 +171,7 @@ export function errorFrames(error: unknown): ResolvedFrame[] {
   if (!stack) return [];
   const known = capturedFrames(error, stack);
   if (known !== undefined) return known;
-  const entry = stackEntry(stack, workingDirectory());
+  const entry = stackEntry(framesText(error, stack), workingDirectory());
   const frames = entry.frames;
   let start = 0;
   if (frames.length > 1 && frames[0]!.fn.startsWith('new ')) {
@@ -411,14 +432,15 @@ export function throwSite(error: unknown): ResolvedFrame | null {
   if (known !== undefined) {
     site = known[0] ?? null;
   } else if (stack) {
+    const text = framesText(error, stack);
     let ctors: Set<string> | null = null;
     let candidate: StackFrame | null = null;
     let count = 0;
-    for (let at = 0; at < stack.length; ) {
+    for (let at = 0; at < text.length; ) {
       if (count >= MAX_FRAMES) break;
-      const end = stack.indexOf('\n', at);
-      const frame = parseFrame(end < 0 ? stack.slice(at) : stack.slice(at, end));
-      at = end < 0 ? stack.length : end + 1;
+      const end = text.indexOf('\n', at);
+      const frame = parseFrame(end < 0 ? text.slice(at) : text.slice(at, end));
+      at = end < 0 ? text.length : end + 1;
       if (!frame) continue;
       count++;
       candidate = frame;

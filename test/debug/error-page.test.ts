@@ -546,3 +546,34 @@ describe('the exception\'s own headers', () => {
     }
   });
 });
+
+describe('frames come from below the message', () => {
+  test('regression: a message line that reads like a frame (`    at x (/path/.env:2:1)`, from a quoted query value) became the first frame, and the debug page showed that file\'s lines', async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'irms-frame-'));
+    const secretFile = join(dir, '.env');
+    // Built, so that the excerpt of this test's own source (shown around the throw) cannot hold it.
+    const canary = ['CANARY', 'ENV', 'FILE'].join('_');
+    writeFileSync(secretFile, `APP_ENV=dev\nDATABASE_PASSWORD=${canary}\nX=1\n`);
+    try {
+      const app = makeApp('dev', {
+        routes: [{ name: 'product', path: '/product', controller: (r: KernelRequest) => { throw new NotFoundHttpException(`Product "${String(r.query.get('id'))}" not found.`); } }],
+      });
+      const id = encodeURIComponent(`x\n    at evil (${secretFile}:2:1)\ny`);
+      const html = await app.get(`/product?id=${id}`);
+      assert.equal(html.status, 404);
+      assert.ok(!html.body.includes(canary), 'the file named in the message is not read');
+      assert.ok(!decode(html.headers.get('x-debug-exception-file')).includes(secretFile), 'X-Debug-Exception-File names the throw site');
+      assert.ok(decode(html.headers.get('x-debug-exception-file')).endsWith(`error-page.test.ts:${lineOf('test/debug/error-page.test.ts', 'throw new NotFoundHttpException(`Product')}`));
+      // The message itself is shown as thrown.
+      assert.ok(html.body.includes(escaped(`at evil (${secretFile}:2:1)`)));
+      const json = await app.get(`/product?id=${id}`, { accept: 'application/json' });
+      const trace = (JSON.parse(json.body) as { trace: { file: string }[] }).trace;
+      assert.ok(trace.length > 0 && trace.every((f) => f.file !== secretFile), 'problem+json trace');
+      assert.ok(app.logs.every((l) => !l.includes(`${secretFile} line`)), 'the log line names the throw site');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -187,3 +187,15 @@ test('regression: headers logged as [name, value] entries or a rawHeaders list w
   assert.ok(!logs.includes(CANARY), logs);
   assert.match(logs, /&quot;X-Api-Key&quot;,\s*&quot;\*\*\*&quot;/);
 });
+
+test('regression: a URL password or Bearer credential inside an encoded query value was masked in the profile but logged in clear (extra.url, request_uri)', async () => {
+  const { app, lines } = testApp({ logFormat: 'json', logLevel: 'debug', routes: [{ name: 'setup', path: '/setup', controller: () => HttpResponse.text('ok') }] });
+  const query = `dsn=${encodeURIComponent(`mysql://admin:${CANARY}@db`)}&h=${encodeURIComponent(`Bearer ${CANARY}`)}&page=2`;
+  assert.equal((await send(app, `/setup?${query}`)).status, 200);
+  const matched = records(lines).find((r) => r.message === 'Matched route "setup".');
+  assert.ok(matched);
+  const logged = lines.join('\n');
+  assert.ok(!logged.includes(CANARY), logged);
+  assert.equal(matched.context.request_uri, 'http://localhost/setup?dsn=mysql%3A%2F%2Fadmin%3A***%40db&h=Bearer%20***&page=2');
+  assert.equal(((matched as unknown as { extra: { url: string } }).extra).url, '/setup?dsn=mysql%3A%2F%2Fadmin%3A***%40db&h=Bearer%20***&page=2');
+});

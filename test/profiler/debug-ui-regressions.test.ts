@@ -286,3 +286,32 @@ describe('Exception panel frames', () => {
     assert.ok(!isFrameworkFile(join(process.cwd(), 'test/profiler/support.ts')) && !isFrameworkFile(source));
   });
 });
+
+describe('frames of a stored exception', () => {
+  test('regression: a message line that reads like a frame became a frame of the Exception panel and of the rebuilt exception page, which showed that file\'s lines (also past the stored message\'s 4096-character cut)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'irms-stored-frame-'));
+    const secretFile = join(dir, '.env');
+    // Built, so that no excerpt of this test's own source can hold it.
+    const canary = ['CANARY', 'STORED', 'FRAME'].join('_');
+    writeFileSync(secretFile, `A=1\nSECRET=${canary}\nB=2\n`);
+    try {
+      const app = profiledApp({
+        routes: [{ name: 'product', path: '/product', controller: (r) => { throw new Error(`Product "${String(r.query.get('id'))}" not found.`); } }],
+      });
+      const fake = `\n    at evil (${secretFile}:2:1)\n`;
+      for (const id of [`x${fake}y`, `${'x'.repeat(5000)}${fake}y`]) {
+        const res = await get(app, `/product?id=${encodeURIComponent(id)}`);
+        assert.equal(res.status, 500);
+        const p = await profileOf(app, res);
+        assert.equal(p.exception!.file.endsWith('debug-ui-regressions.test.ts'), true, 'the stored throw site');
+        const panel = await (await get(app, `/_profiler/${p.token}?panel=exception`)).text();
+        assert.ok(!/<li class="pf-(?:app|vendor)"[^>]*title="[^"]*\.env/.test(panel), 'no frame of the Exception panel names the file');
+        const page = await (await get(app, `/_profiler/${p.token}/exception`)).text();
+        assert.ok(!page.includes(canary), 'the rebuilt exception page does not read the file');
+        assert.ok(!page.includes(`title="${secretFile}"`), 'nor lists it as a frame');
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -272,3 +272,40 @@ describe('secrets that reached profiles and logs unmasked', () => {
     assertNoCanary(app.logs.join('\n'), 'log stream');
   });
 });
+
+describe('credentials inside percent-encoded values', () => {
+  test('regression: a URL password or Bearer credential inside an encoded query or form value was masked in the parameters table but stored in the URL, the Referer and the raw body', async () => {
+    const app = profiledApp({
+      routes: [
+        {
+          name: 'setup',
+          path: '/setup',
+          methods: ['GET', 'POST'],
+          controller: async (r) => {
+            await r.content();
+            return Res.html('<html><body>ok</body></html>');
+          },
+        },
+      ],
+    });
+    const query = 'dsn=mysql%3A%2F%2Fadmin%3ACANARY_PASSWORD%40db&auth_header=x&h=Bearer%20CANARY_BEARER&next=%2Fcb%3Ftoken%3DCANARY_QUERY_TOKEN';
+    const res = await get(app, `/setup?${query}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', referer: `${ORIGIN}/install?dsn=mysql%3A%2F%2Fadmin%3ACANARY_REFERER%40db` },
+      body: 'dsn=mysql%3A%2F%2Fadmin%3ACANARY_FORM_PASSWORD%40db&note=Bearer+CANARY_BEARER&page=2',
+    });
+    const p = await profileOf(app, res);
+    // The parameters tables already showed these decoded and masked; the encoded copies now agree.
+    assert.deepEqual(p.request.query.dsn, 'mysql://admin:***@db');
+    // (getUri sorts the parameters, as Symfony's Request::normalizeQueryString.)
+    assert.equal(p.url, `${ORIGIN}/setup?auth_header=x&dsn=mysql%3A%2F%2Fadmin%3A***%40db&h=Bearer%20***&next=%2Fcb%3Ftoken%3D***`);
+    assert.equal(p.request.headers.referer, `${ORIGIN}/install?dsn=mysql%3A%2F%2Fadmin%3A***%40db`);
+    assert.equal(p.request.content, 'dsn=mysql%3A%2F%2Fadmin%3A***%40db&note=Bearer%20***&page=2');
+    assertNoCanary(JSON.stringify(p), 'stored profile');
+    for (const panel of ['request', 'logs']) assertNoCanary(await (await get(app, `/_profiler/${p.token}?panel=${panel}`)).text(), `${panel} panel`);
+    assertNoCanary(await (await get(app, `/_profiler/${p.token}/search/results?limit=10`)).text(), 'search results');
+    // Encoded values with nothing to hide keep their bytes.
+    const plain = await get(app, '/setup?q=a%20b%2Bc&path=%2Fdocs%2Fintro');
+    assert.equal((await profileOf(app, plain)).url, `${ORIGIN}/setup?path=%2Fdocs%2Fintro&q=a%20b%2Bc`);
+  });
+});

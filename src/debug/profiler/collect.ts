@@ -14,7 +14,7 @@ import { HTTP_TOKEN } from '../../http/cookies.ts';
 import { statusText } from '../../http/status.ts';
 import { defineOwn } from '../../security/mask.ts';
 import { isoStringOf } from '../error-page/iso-date.ts';
-import { maskHeaders, maskToken, parseSetCookie, sanitize, sanitizeFields, sanitizeRecord, scrubText, truncate, MASK } from './mask.ts';
+import { maskHeaders, maskToken, parseSetCookie, sanitize, sanitizeFields, sanitizeRecord, scrubStoredText, truncate, MASK } from './mask.ts';
 import type { CollectedProfile, ProfileHead, ProfileTail } from './stored.ts';
 import type { ProfiledCookie } from './profile.ts';
 import { exceptionFromLogs, profileException } from './collect/exception.ts';
@@ -89,7 +89,8 @@ function build(services: AppServices, request: KernelRequest, response: HttpResp
 
   const exception = error ?? exceptionFromLogs(request, response.status);
   const time = Date.now();
-  const url = scrubText(attempt(() => request.getUri(), request.target));
+  // Encoded credentials too: the query table shows the same values decoded and masked.
+  const url = scrubStoredText(attempt(() => request.getUri(), request.target));
   const contentType = response.headers.get('content-type');
   const others: Record<string, unknown> = {};
   for (const name of Object.keys(collected)) if (name !== 'router' && name !== 'request' && Object.hasOwn(collected, name)) defineOwn(others, name, collected[name]);

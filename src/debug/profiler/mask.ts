@@ -134,12 +134,13 @@ function maskUrlPasswords(text: string): string {
  * A URL on its own (a request target, a Referer) with its secrets masked: the password of
  * `user:password@`, and the whole value of each secret query parameter (`?q=1&token=***`), up to the
  * next `&` as the request's query parser reads it, quotes, `#` and `;` included. A URL without `=` or
- * `://` is returned as it is. The log stream masks URLs with this too (src/log/logger.ts,
+ * `://` is returned as it is; so are encoded values hiding nothing (maskEncodedCredentials). The log stream masks URLs with this too (src/log/logger.ts,
  * RouterListener's `request_uri` and Referer), so logs and profiles mask alike.
  */
 export function maskQuerySecrets(url: string): string {
   const out = maskUrlPasswords(url);
-  return out.includes('=') ? maskPairs(out, endsUrlValue) : out;
+  // Credentials inside encoded values too (`?dsn=mysql%3A%2F%2Fu%3Apw%40db`): the query table shows them decoded and masked.
+  return out.includes('=') ? maskEncodedCredentials(maskPairs(out, endsUrlValue)) : out;
 }
 
 /**
@@ -156,6 +157,44 @@ export function scrubText(text: string): string {
   if (out.includes('=')) out = maskPairs(out, endsTextValue);
   if (SCHEME_WORD.test(out)) out = maskCredentials(out);
   return out;
+}
+
+/** `=` and the value after it, up to where a query or form value ends (or free text would end it). */
+const PAIR_VALUE = /=([^&#\s"'<>]*)/g;
+
+/**
+ * Credentials inside percent-encoded query and form values: `dsn=mysql%3A%2F%2Fu%3Apw%40db`,
+ * `h=Bearer%20eyJ…`, `next=%2Fa%3Ftoken%3D…`. The parsed parameters show such a value decoded, where
+ * scrubText finds and masks the credential; the URL and the raw body carry it encoded, where no pattern
+ * sees it, so the same secret would be hidden in one table and shown in the next. Each value holding
+ * `%` or `+` is decoded as the parameter parser decodes it, scrubbed, and, when that hid something,
+ * written back encoded around the mask. Text without `%` or `+` is returned as it is.
+ */
+export function maskEncodedCredentials(text: string): string {
+  if (text.indexOf('%') < 0 && text.indexOf('+') < 0) return text;
+  let out = '';
+  let copied = 0;
+  PAIR_VALUE.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = PAIR_VALUE.exec(text)) !== null) {
+    const value = m[1]!;
+    if (value.indexOf('%') < 0 && value.indexOf('+') < 0) continue;
+    const decoded = safeDecode(value);
+    const scrubbed = scrubText(decoded);
+    if (scrubbed === decoded) continue;
+    const start = m.index + 1;
+    out += text.slice(copied, start) + scrubbed.split(MASK).map(rawUrlEncode).join(MASK);
+    copied = start + value.length;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/**
+ * scrubText for what a profile stores and the debug page shows (values, log messages and contexts,
+ * URLs): also the credentials inside encoded query and form values (maskEncodedCredentials).
+ */
+export function scrubStoredText(text: string): string {
+  return maskEncodedCredentials(scrubText(text));
 }
 
 /** The mask for the value of a field named `key`, or undefined when the value may be shown. */
@@ -179,7 +218,7 @@ export function maskForDisplay(value: unknown): unknown {
 
 /** Whether maskCopy would change anything in `value` (cycle-safe; `path` holds the objects walked into). */
 function needsMask(value: unknown, depth: number, path: object[] | null): boolean {
-  if (typeof value === 'string') return scrubText(value) !== value;
+  if (typeof value === 'string') return scrubStoredText(value) !== value;
   if (value === null || typeof value !== 'object' || value instanceof Error || value instanceof Date) return false;
   if (path !== null && path.includes(value)) return false;
   if (depth >= 8) return true;
@@ -206,7 +245,7 @@ function needsMask(value: unknown, depth: number, path: object[] | null): boolea
 }
 
 function maskCopy(value: unknown, depth: number, copies: Map<object, unknown>): unknown {
-  if (typeof value === 'string') return scrubText(value);
+  if (typeof value === 'string') return scrubStoredText(value);
   if (value === null || typeof value !== 'object' || value instanceof Error || value instanceof Date) return value;
   const known = copies.get(value);
   if (known !== undefined) return known;
@@ -276,7 +315,7 @@ export function sanitize(value: unknown, bounds: Bounds = DEFAULT_BOUNDS): unkno
 function walk(value: unknown, bounds: Bounds, depth: number, seen: object[]): unknown {
   switch (typeof value) {
     case 'string':
-      return truncate(scrubText(value), bounds.string);
+      return truncate(scrubStoredText(value), bounds.string);
     case 'number':
       return Number.isFinite(value) ? value : String(value);
     case 'boolean':
@@ -293,7 +332,7 @@ function walk(value: unknown, bounds: Bounds, depth: number, seen: object[]): un
   if (value === null) return null;
   const object = value as object;
   if (object instanceof Date) return Number.isNaN(object.getTime()) ? 'Invalid Date' : object.toISOString();
-  if (object instanceof Error) return { class: errorClass(object), message: truncate(scrubText(messageOf(object)), bounds.string) };
+  if (object instanceof Error) return { class: errorClass(object), message: truncate(scrubStoredText(messageOf(object)), bounds.string) };
   if (seen.includes(object)) return '[circular]';
   if (depth >= bounds.depth) return Array.isArray(object) ? `[array(${object.length})]` : '[object]';
   seen.push(object);
@@ -573,7 +612,7 @@ function maskContentOnce(content: string, contentType: string, max: number): { m
       .map((pair) => {
         const eq = pair.indexOf('=');
         if (eq < 0) return pair;
-        return isSecretName(safeDecode(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=${MASK}` : pair;
+        return isSecretName(safeDecode(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=${MASK}` : maskEncodedCredentials(pair);
       })
       .join('&');
   }

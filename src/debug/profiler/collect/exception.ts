@@ -6,8 +6,8 @@
 import type { KernelRequest } from '../../../http/request.ts';
 import { exceptionChain, statusOf } from '../../../kernel/exceptions.ts';
 import { messageOf, safeClassName } from '../../error-page/model.ts';
-import { stackOf, throwLocation } from '../../stack.ts';
-import { scrubText, truncate } from '../mask.ts';
+import { stackBelowMessage, stackOf, throwLocation } from '../../stack.ts';
+import { scrubStoredText, scrubText, truncate } from '../mask.ts';
 import type { ProfiledException } from '../profile.ts';
 import { PROFILE_LIMITS } from './limits.ts';
 
@@ -47,17 +47,33 @@ export function profileException(error: Error): ProfiledException | null {
   for (let i = chain.length - 1; i >= 0; i--) {
     const e = chain[i]!;
     const { file, line } = throwLocation(e);
+    const message = truncate(scrubStoredText(messageOf(e)), 4096);
     previous = {
       class: safeClassName(e),
-      message: truncate(scrubText(messageOf(e)), 4096),
+      message,
       status: safeStatus(e),
       file,
       line,
-      stack: truncate(scrubStack(stackOf(e) ?? ''), PROFILE_LIMITS.stack),
+      stack: truncate(storedStack(e, message), PROFILE_LIMITS.stack),
       previous,
     };
   }
   return previous;
+}
+
+/**
+ * The stack as stored, its header quoting the message as stored (`message`: scrubbed, cut): the
+ * exception page rebuilt from the profile, and the Exception panel, tell the frames from the message
+ * by that quote (stackBelowMessage), so a message line that reads like a frame stays message. A stack
+ * that does not quote the error's message is kept as it is.
+ */
+function storedStack(error: Error, message: string): string {
+  const stack = stackOf(error) ?? '';
+  const raw = messageOf(error);
+  const below = stackBelowMessage(stack, raw);
+  if (below === stack) return scrubStack(stack);
+  const prefix = stack.slice(0, stack.length - below.length - raw.length);
+  return scrubText(prefix) + message + scrubStack(below);
 }
 
 /** statusOf, or 500 when even `instanceof` throws (a Proxy's getPrototypeOf trap). */

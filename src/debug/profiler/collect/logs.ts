@@ -6,7 +6,7 @@ import type { KernelRequest } from '../../../http/request.ts';
 import { LEVELS } from '../../../log/levels.ts';
 import { interpolate } from '../../../log/record.ts';
 import { isoString } from '../../error-page/iso-date.ts';
-import { sanitize, scrubText, truncate } from '../mask.ts';
+import { sanitize, scrubStoredText, truncate } from '../mask.ts';
 import type { ProfiledLogRecord } from '../profile.ts';
 import { PROFILE_LIMITS } from './limits.ts';
 
@@ -42,7 +42,7 @@ export function logs(request: KernelRequest): ProfiledLogRecord[] {
       level: r.level,
       level_name: levelName(r.levelName),
       channel: r.channel,
-      message: truncate(scrubText(message), 8192),
+      message: truncate(scrubStoredText(message), 8192),
       context: sanitize(r.context),
     };
   }

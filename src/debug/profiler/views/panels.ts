@@ -1,6 +1,6 @@
 /** The profile's panels (CONTRACT §6.4): request, performance, exception, logs, events, routing, security, session. */
 import { LEVELS } from '../../../log/levels.ts';
-import { isFrameworkFile, isVendor, parseStack, resolveFrame, stripFileUrl, type ResolvedFrame, type StackFrame } from '../../stack.ts';
+import { isFrameworkFile, isVendor, parseStack, resolveFrame, stackBelowMessage, stripFileUrl, type ResolvedFrame, type StackFrame } from '../../stack.ts';
 import { relativeTo, workingDirectory } from '../../error-page/host-fs.ts';
 import { isAnonymousMember, type Profile, type ProfiledException, type ProfiledLogRecord } from '../profile.ts';
 import { esc, formatBytes, formatMs, jsonBlock, kvTable } from './common.ts';
@@ -101,8 +101,9 @@ ${rows ? `<table><thead><tr><th>Hook</th><th>Listeners</th><th>Starts at</th><th
  * frames (node_modules, `node:`) and irms-web's own frames are greyed alike; the application's stand
  * out. Resolved when the panel is shown, not when the profile is stored: the debug hot path pays nothing.
  */
-function frames(stack: string): string {
-  const parsed = parseStack(stack).slice(0, 60);
+function frames(stack: string, message: string): string {
+  // Frames below the message only: a message line that reads like a frame is no frame.
+  const parsed = parseStack(stackBelowMessage(stack, message)).slice(0, 60);
   if (parsed.length === 0) return stack ? `<pre class="pf-json">${esc(stack)}</pre>` : '';
   const root = workingDirectory();
   const items = parsed
@@ -136,7 +137,7 @@ function exceptionPanel(profile: Profile, ctx: PanelContext): string {
 <h3>${i > 0 ? 'Caused by ' : ''}${esc(e.class)}${i === 0 ? ` <span class="pf-badge pf-badge-error">${esc(e.status)}</span>` : ''}</h3>
 <p class="pf-exc-msg">${esc(e.message)}</p>
 <div class="pf-mono">in ${esc(e.file)} line ${esc(e.line)}</div>
-${frames(e.stack)}
+${frames(e.stack, e.message)}
 </div>`,
     )
     .join('');
