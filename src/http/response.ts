@@ -100,9 +100,20 @@ export class ResponseHeaders {
       }
     }
   }
-  /** Whether Cache-Control was deleted and nothing has brought it back (ResponseListener adds no default then). */
-  isCacheControlRemoved(): boolean {
-    return this.cacheControlRemoved;
+  /**
+   * Writes Cache-Control as ResponseHeaderBag computes it: the directives rendered sorted, or without any
+   * the computed default, unless the header was deleted and nothing has brought it back (a 301 redirect
+   * then keeps none). Returns whether the computed default was written.
+   */
+  writeCacheControl(directives: Directives): boolean {
+    if (directives.size > 0) {
+      const computed = computedCacheControl(directives, this.map.has('last-modified') || this.map.has('expires'));
+      if (computed !== this.map.get('cache-control') || this.cacheControlIsDefault) this.set('cache-control', computed);
+      return false;
+    }
+    if (this.cacheControlRemoved) return false;
+    this.setDefaultCacheControl();
+    return true;
   }
   /**
    * ResponseHeaderBag's Cache-Control when no directive is set: `no-cache, private`, or `private,

@@ -2,7 +2,7 @@ import type { KernelRequest } from '../http/request.ts';
 import { HttpResponse, validatorsMatch } from '../http/response.ts';
 import type { ControllerEvent, ResponseEvent } from '../kernel/events.ts';
 import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
-import { computedCacheControl, DEFAULT_CACHE_CONTROL, httpDate, parseCacheControl, type Directives } from './cache-control.ts';
+import { DEFAULT_CACHE_CONTROL, httpDate, parseCacheControl, type Directives } from './cache-control.ts';
 
 type Computed<T> = T | ((request: KernelRequest) => T | Promise<T>);
 
@@ -114,8 +114,7 @@ export class HttpCacheListener {
 
     // No directive: the default, unless Cache-Control was deleted (a 301 redirect) and none of ETag,
     // Last-Modified or Expires brought it back, as Sensio's listener then sets nothing.
-    if (directives.size > 0) headers.set('cache-control', computedCacheControl(directives, headers.has('last-modified') || headers.has('expires')));
-    else if (!headers.isCacheControlRemoved()) headers.setDefaultCacheControl();
+    headers.writeCacheControl(directives);
     if (directives.size > 0) request.attributes.remove(DEFAULT_CACHE_CONTROL);
   });
 }

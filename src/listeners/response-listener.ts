@@ -1,7 +1,7 @@
 import type { ResponseEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
 import type { ResponseHeaders } from '../http/response.ts';
-import { computedCacheControl, DEFAULT_CACHE_CONTROL } from './cache-control.ts';
+import { DEFAULT_CACHE_CONTROL } from './cache-control.ts';
 
 /** MIME types for the `_format` request attribute (Symfony's Request::$formats, first entries). */
 const FORMAT_MIME: Record<string, string> = Object.assign(Object.create(null), {
@@ -98,15 +98,9 @@ export class ResponseListener {
     // ResponseHeaderBag keeps the directives an app sets and renders them sorted (`public, max-age=60`
     // is sent as `max-age=60, public`); without any (no header, or `''`) it computes the default. A
     // header deleted stays so (RedirectResponse removes it from a 301).
-    const directives = headers.cacheControlDirectives();
-    if (directives.size > 0) {
-      const computed = computedCacheControl(directives, headers.has('last-modified') || headers.has('expires'));
-      if (computed !== headers.get('cache-control')) headers.set('cache-control', computed);
-    } else if (!headers.isCacheControlRemoved()) {
-      headers.setDefaultCacheControl();
-      // The cache option and the session read from the request that it is a default.
-      if (request.sessionIfCreated !== null || request.attributes.has('_cache')) request.attributes.set(DEFAULT_CACHE_CONTROL, true);
-    }
+    const wroteDefault = headers.writeCacheControl(headers.cacheControlDirectives());
+    // The cache option and the session read from the request that it is a default.
+    if (wroteDefault && (request.sessionIfCreated !== null || request.attributes.has('_cache'))) request.attributes.set(DEFAULT_CACHE_CONTROL, true);
 
     if (request.source.protocol === 'HTTP/1.0') addHttp10CacheHeaders(headers);
 
