@@ -297,17 +297,13 @@ export class Router {
     const context = options.context;
     for (const variable of route.variables) {
       const required = route.requiredVariables.has(variable);
-      let value = Object.hasOwn(params, variable) ? params[variable] : undefined;
-      if ((value === undefined || value === null) && context !== undefined && Object.hasOwn(context, variable)) value = context[variable];
-      if ((value === undefined || value === null) && required && Object.hasOwn(route.defaults, variable)) {
-        value = route.defaults[variable];
-      }
-      if (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) {
+      const value = mergedParam(variable, params, context, required ? route.defaults : undefined);
+      if (value === undefined || (Array.isArray(value) && value.length === 0)) {
         if (required) missing.push(variable);
         continue;
       }
-      // An empty optional variable leaves its group out.
-      if (!required && (value === '' || value === false)) continue;
+      // An empty optional variable (null included: Symfony skips an optional one that is null) leaves its group out.
+      if (!required && (value === null || value === '' || value === false)) continue;
       let stringValue: string | string[];
       let text: string;
       if (route.wildcardVariables.has(variable)) {
@@ -315,7 +311,8 @@ export class Router {
         stringValue = Array.isArray(value) ? Object.keys(value).map((i) => phpString((value as unknown[])[Number(i)])) : phpString(value).split('/');
         text = stringValue.join('/');
       } else {
-        if (Array.isArray(value) || (typeof value === 'object' && !(value instanceof Date))) {
+        // PHP converts an object with __toString where a string is wanted (preg_match, concatenation).
+        if (typeof value === 'object' && value !== null && !isStringable(value)) {
           invalid = new InvalidParameterException(`Parameter "${variable}" for route "${name}" must be a scalar to generate a URL.`);
           continue;
         }
@@ -459,18 +456,51 @@ function mergeByIndex(a: CompiledRouteImpl[], b: CompiledRouteImpl[]): CompiledR
 }
 
 /**
+ * The value UrlGenerator::doGenerate uses for a path variable, `array_replace($defaults, $context,
+ * $parameters)[$name]`: a key given as null is present there, so null is a value (it overrides the
+ * context and the default, and a mandatory variable that is null is '' and fails its requirement:
+ * InvalidParameterException, UrlGeneratorTest::testRelativeUrlWithNullParameterButNotOptional), not a
+ * missing one. `undefined`, which PHP has no equivalent of, is treated as not given. `defaults` is
+ * undefined for an optional variable, whose group is simply left out when it is not given.
+ */
+function mergedParam(
+  variable: string,
+  params: Readonly<Record<string, unknown>>,
+  context: Readonly<Record<string, unknown>> | undefined,
+  defaults: Readonly<Record<string, unknown>> | undefined,
+): unknown {
+  if (Object.hasOwn(params, variable) && params[variable] !== undefined) return params[variable];
+  if (context !== undefined && Object.hasOwn(context, variable) && context[variable] !== undefined) return context[variable];
+  if (defaults !== undefined && Object.hasOwn(defaults, variable)) return defaults[variable];
+  return undefined;
+}
+
+/**
  * A path value as PHP's string conversion writes it (UrlGenerator concatenates the value): `true` is
- * "1" and `false` is "" (JavaScript's String gives "true" and "false").
+ * "1", `false` and null are "" (JavaScript's String gives "true", "false" and "null").
  */
 function phpString(value: unknown): string {
   if (typeof value === 'boolean') return value ? '1' : '';
+  if (value === null) return '';
   return String(value);
+}
+
+/**
+ * An object PHP would convert with `__toString` (UrlGenerator::doGenerate's caster, `(string) $v`): one
+ * with a toString of its own or its class's (a Date, a URL, an id class), not Object.prototype's
+ * "[object Object]" nor an array's.
+ */
+function isStringable(value: object): boolean {
+  if (Array.isArray(value)) return false;
+  const toString: unknown = (value as { toString?: unknown }).toString;
+  return typeof toString === 'function' && toString !== Object.prototype.toString;
 }
 
 /** PHP http_build_query style (RFC 3986 encoding): arrays and objects become `key[sub]=value`. */
 function appendQuery(out: string[], key: string, value: unknown, depth: number): void {
   if (value === undefined || value === null) return;
-  if (typeof value === 'object' && !(value instanceof Date)) {
+  // doGenerate's caster: an object is its public properties, or, having none, its __toString.
+  if (typeof value === 'object' && (Object.keys(value).length > 0 || !isStringable(value))) {
     if (depth > 8) return;
     // Object.entries skips the holes of a sparse array, as http_build_query has no such entries.
     const entries = Object.entries(value);

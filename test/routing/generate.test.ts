@@ -148,6 +148,44 @@ describe('Symfony 5.4 UrlGenerator::doGenerate parity', () => {
     assert.throws(() => g.generate('profile', {}), (e: unknown) => e instanceof MissingMandatoryParametersException, 'absent is still missing');
   });
 
+  test('regression: a mandatory variable given as null (or with a null default) was reported missing or took the default; Symfony\'s array_replace keeps the null, which fails the requirement (InvalidParameterException, testRelativeUrlWithNullParameterButNotOptional)', () => {
+    const g = router(
+      route('user', '/user/:id'),
+      route('archive', '/archive/:year/posts', undefined, { defaults: { year: '2024' }, requirements: { year: '\\d+' } }),
+      route('nulldefault', '/testing/:foo/bar', undefined, { defaults: { foo: null } }),
+      route('localized', '/:_locale/about'),
+      route('blog', '/blog{/:page}'),
+    );
+    const invalid = (message: string) => (e: unknown) => e instanceof InvalidParameterException && e.message === message;
+    assert.throws(() => g.generate('user', { id: null }), invalid('Parameter "id" for route "user" must match "[^/]++" ("" given) to generate a corresponding URL.'));
+    assert.throws(() => g.generate('archive', { year: null }), invalid('Parameter "year" for route "archive" must match "\\d+" ("" given) to generate a corresponding URL.'), 'null overrides the default');
+    assert.throws(() => g.generate('nulldefault'), invalid('Parameter "foo" for route "nulldefault" must match "[^/]++" ("" given) to generate a corresponding URL.'));
+    assert.throws(() => g.generate('localized', { _locale: null }, { context: { _locale: 'fr' } }), InvalidParameterException, 'null overrides the context');
+    assert.equal(g.generate('blog', { page: null }), '/blog', 'an optional variable that is null is left out');
+    assert.equal(g.generate('archive'), '/archive/2024/posts', 'absent still takes the default');
+    assert.equal(g.generate('localized', { _locale: undefined }, { context: { _locale: 'fr' } }), '/fr/about', 'undefined is not given');
+    assert.throws(() => g.generate('user', {}), MissingMandatoryParametersException, 'absent is still missing');
+  });
+
+  test('regression: an object with its own toString (an id class, a URL) was refused in a path and dropped from the query; PHP converts a __toString object (doGenerate\'s caster)', () => {
+    class Slug {
+      readonly #value: string;
+      constructor(value: string) {
+        this.#value = value;
+      }
+      toString(): string {
+        return this.#value;
+      }
+    }
+    const g = router(route('post', '/post/:slug', undefined, { requirements: { slug: '[a-z-]+' } }), route('login', '/login'));
+    assert.equal(g.generate('post', { slug: new Slug('hello-world') }), '/post/hello-world');
+    assert.throws(() => g.generate('post', { slug: new Slug('Hello World') }), InvalidParameterException, 'checked as its string');
+    assert.equal(g.generate('login', { next: new URL('https://shop.example/cart?x=1'), tag: new Slug('a b') }), '/login?next=https%3A%2F%2Fshop.example%2Fcart%3Fx%3D1&tag=a%20b');
+    assert.equal(g.generate('login', { f: { a: new Slug('b') } }), '/login?f%5Ba%5D=b', 'nested too');
+    assert.equal(g.generate('login', { o: { x: 1 } }), '/login?o%5Bx%5D=1', 'public properties win (get_object_vars)');
+    assert.throws(() => g.generate('post', { slug: { x: 1 } }), (e: unknown) => e instanceof InvalidParameterException && /must be a scalar/.test(e.message), 'a plain object is still refused');
+  });
+
   test('regression: missing variables are reported before an invalid one, and of two invalid ones the last in the path, as doGenerate checks them', () => {
     const g = router(route('pair', '/p/:a/:b/:c', undefined, { requirements: { a: '\\d+', b: '\\d+' } }));
     assert.throws(() => g.generate('pair', { a: 'x', b: 1 }), (e: unknown) => e instanceof MissingMandatoryParametersException && /\("c"\)/.test(e.message));
