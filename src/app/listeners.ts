@@ -62,9 +62,10 @@ export function buildHookTable(services: AppServices): HookTable {
     refreshRememberedMember: pipeline.refreshRememberedMember,
     sessionCookieName: config.sessionCookieName,
     rememberMeCookieName: config.rememberMeCookieName,
+    loginPath: config.loginPath,
   });
   const firewall = new FirewallListener(pipeline.firewallMap, authenticator);
-  const login = new LoginListener({ authenticator, logInfo: debug || logStream.accepts(LEVELS.info), loginPath: config.loginPath });
+  const login = new LoginListener({ authenticator, logInfo: debug || logStream.accepts(LEVELS.info) });
   const pathInfo = new PathInfoListener();
   const routerCollector = new RouterDataCollector();
   const requestCollector = new RequestDataCollector();

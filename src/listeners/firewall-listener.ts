@@ -4,10 +4,7 @@ import type { Authenticator } from '../security/authenticator.ts';
 import { LOGOUT_PATH_ATTRIBUTE } from '../security/login.ts';
 import { TOKEN_ATTRIBUTE } from '../security/member.ts';
 import type { FirewallMap } from '../security/firewall-map.ts';
-import { securityExceptionListener } from './security-exception-listener.ts';
-
-/** The usual per-request list, shared: nothing is allocated per request. */
-const SECURITY_EXCEPTION_LISTENERS: Listener<'kernel.exception'>[] = [securityExceptionListener];
+import { createSecurityExceptionListener } from './security-exception-listener.ts';
 
 /**
  * Symfony's FirewallListener (SecurityBundle), main request only.
@@ -22,10 +19,18 @@ const SECURITY_EXCEPTION_LISTENERS: Listener<'kernel.exception'>[] = [securityEx
  *   that was already saved.
  */
 export class FirewallListener {
+  /** The security ExceptionListener, whose entry point is the firewall's login path. */
+  private readonly exceptionListener: Listener<'kernel.exception'>;
+  /** The usual per-request list, shared: nothing is allocated per request. */
+  private readonly exceptionListeners: Listener<'kernel.exception'>[];
+
   constructor(
     private readonly map: FirewallMap,
     private readonly authenticator: Authenticator,
-  ) {}
+  ) {
+    this.exceptionListener = createSecurityExceptionListener(authenticator);
+    this.exceptionListeners = [this.exceptionListener];
+  }
 
   readonly configureLogoutUrlGenerator = listener<'kernel.request'>('FirewallListener::configureLogoutUrlGenerator', 'logout URL generator configuration', (event: RequestEvent) => {
     const request = event.request;
@@ -41,7 +46,7 @@ export class FirewallListener {
     const firewall = this.authenticator.firewallOf(request);
     if (firewall === null || !firewall.security) return;
     const added = request.exceptionListeners;
-    request.exceptionListeners = added === null ? SECURITY_EXCEPTION_LISTENERS : [...added, securityExceptionListener];
+    request.exceptionListeners = added === null ? this.exceptionListeners : [...added, this.exceptionListener];
     const method = request.method;
     if (firewall.lazy && (method === 'GET' || method === 'HEAD')) return;
     return this.authenticator.authenticate(request);

@@ -12,8 +12,8 @@ export type IsGrantedOption = string | string[] | { attributes: string | string[
 
 /**
  * SensioFrameworkExtraBundle's IsGrantedListener: checks the `isGranted` option (attribute
- * `_is_granted`) against the member's roles before the controller runs. Denied: 401 for anonymous
- * and remember-me requests, 403 `Access Denied by controller annotation @IsGranted("ROLE_X")` (or the option's
+ * `_is_granted`) against the member's roles before the controller runs. Denied: the login path's
+ * redirect (HTML clients) or a 401 for anonymous and remember-me requests, 403 `Access Denied by controller annotation @IsGranted("ROLE_X")` (or the option's
  * message/status) for members.
  */
 export class IsGrantedListener {

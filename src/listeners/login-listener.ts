@@ -5,6 +5,7 @@ import { UnauthorizedHttpException } from '../kernel/exceptions.ts';
 import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import type { Authenticator } from '../security/authenticator.ts';
 import { IRMS_TOKEN_ATTRIBUTE, MEMBER_ID_ATTRIBUTE } from '../security/login.ts';
+import { loginRedirect, redirectsToLogin } from '../security/entry-point.ts';
 import { maskToken } from '../security/mask.ts';
 import { getMember } from '../security/member.ts';
 
@@ -12,8 +13,6 @@ export interface LoginListenerOptions {
   authenticator: Authenticator;
   /** Log the INFO `app` record (false when the stream drops INFO and no request keeps records). */
   logInfo: boolean;
-  /** Where anonymous HTML clients of `requiresLogin` routes are sent ('' = 401), unless their firewall has its own. */
-  loginPath: string;
 }
 
 const UNAUTHORIZED_MESSAGE = 'Full authentication is required to access this resource.';
@@ -33,18 +32,13 @@ const UNAUTHORIZED_MESSAGE = 'Full authentication is required to access this res
 export class LoginListener {
   private readonly authenticator: Authenticator;
   private readonly logInfo: boolean;
-  private readonly loginPath: string;
   private readonly redirectToLogin: (request: KernelRequest) => HttpResponse;
 
   constructor(options: LoginListenerOptions) {
-    this.authenticator = options.authenticator;
+    const authenticator = (this.authenticator = options.authenticator);
     this.logInfo = options.logInfo;
-    this.loginPath = options.loginPath;
-    const loginPathOf = (request: KernelRequest) => this.loginPathOf(request);
     this.redirectToLogin = function redirectToLogin(request: KernelRequest): HttpResponse {
-      const loginPath = loginPathOf(request);
-      const absolute = loginPath[0] === '/' && loginPath[1] !== '/' && loginPath[1] !== '\\' && request.getHost() !== '' ? request.getSchemeAndHttpHost() + loginPath : loginPath;
-      return HttpResponse.redirect(absolute, 302);
+      return loginRedirect(request, authenticator.loginPathOf(request));
     };
   }
 
@@ -60,7 +54,7 @@ export class LoginListener {
       const request = event.request;
       const options = request.attributes.get('_route_options') as { requiresLogin?: unknown } | undefined;
       if (!options || !options.requiresLogin || getMember(request) !== null) return;
-      if (this.loginPathOf(request) !== '' && !request.prefersJson() && !request.isXmlHttpRequest()) {
+      if (redirectsToLogin(request, this.authenticator.loginPathOf(request))) {
         request.logger.info('security', 'Anonymous request to a route that requires login; redirecting to the login path.');
         event.setController(this.redirectToLogin);
         return;
@@ -69,11 +63,6 @@ export class LoginListener {
     }),
     routeLacks('requiresLogin', null),
   );
-
-  /** The request's firewall's own login path, else LOGIN_PATH ('' = 401). */
-  private loginPathOf(request: KernelRequest): string {
-    return this.authenticator.firewallOf(request)?.loginPath ?? this.loginPath;
-  }
 
   private record(request: KernelRequest): void {
     const member = getMember(request);

@@ -7,41 +7,65 @@ import {
   exceptionChain,
   InsufficientAuthenticationException,
 } from '../kernel/exceptions.ts';
-import { listener } from '../kernel/hooks.ts';
+import { listener, type Listener } from '../kernel/hooks.ts';
+import type { Authenticator } from '../security/authenticator.ts';
+import { loginRedirect, redirectsToLogin } from '../security/entry-point.ts';
 import { FIREWALL_ATTRIBUTE, getMember } from '../security/member.ts';
 
 /**
- * Symfony's security ExceptionListener (Security\Http\Firewall), without an entry point or an
- * access-denied handler. The firewall registers it for the requests it runs on (FirewallListener), ahead
- * of the kernel.exception table (Symfony's priority 1), so it is absent from requests no firewall with
- * security saw: a routing failure, `/_profiler`. It turns the security exceptions a controller or a
- * listener throws into HTTP errors:
- * - AuthenticationException: 401 with its message;
- * - AccessDeniedException: 401 "Full authentication is required to access this resource." for anonymous
- *   and remember-me members; otherwise 403 with its message (AccessDeniedHttpException).
+ * Symfony's security ExceptionListener (Security\Http\Firewall), without an access-denied handler. The
+ * firewall registers it for the requests it runs on (FirewallListener), ahead of the kernel.exception
+ * table (Symfony's priority 1), so it is absent from requests no firewall with security saw: a routing
+ * failure, `/_profiler`. It turns the security exceptions a controller or a listener throws (the
+ * `security` and `isGranted` route options too) into HTTP errors:
+ * - AuthenticationException: the entry point — a 302 to the firewall's login path for HTML clients —
+ *   else 401 with its message;
+ * - AccessDeniedException: for anonymous and remember-me members, the entry point, else 401 "Full
+ *   authentication is required to access this resource."; otherwise 403 with its message
+ *   (AccessDeniedHttpException).
  * The first security exception of the chain decides, as in Symfony.
  */
-export const securityExceptionListener = listener<'kernel.exception'>('ExceptionListener::onKernelException', 'security exception translation', (event: ExceptionEvent) => {
-  for (const error of exceptionChain(event.throwable)) {
-    if (error instanceof AuthenticationException) return unauthorized(event, error, 'info', 'An AuthenticationException was thrown; redirecting to authentication entry point.');
-    if (error instanceof AccessDeniedException) return accessDenied(event, error);
-  }
-});
-
-function accessDenied(event: ExceptionEvent, error: AccessDeniedException): void {
-  const member = getMember(event.request);
-  if (member === null || member.authenticatedBy === 'remember_me') {
-    const insufficient = new InsufficientAuthenticationException('Full authentication is required to access this resource.', error);
-    return unauthorized(event, insufficient, 'debug', 'Access denied, the user is not fully authenticated; redirecting to authentication entry point.', error);
-  }
-  event.request.logger.debug('security', 'Access denied, the user is neither anonymous, nor remember-me.', { exception: error });
-  event.setThrowable(new AccessDeniedHttpException(error.message, error));
+export function createSecurityExceptionListener(authenticator: Authenticator): Listener<'kernel.exception'> {
+  return listener<'kernel.exception'>('ExceptionListener::onKernelException', 'security exception translation', (event: ExceptionEvent) => {
+    for (const error of exceptionChain(event.throwable)) {
+      if (error instanceof AuthenticationException) return handleAuthenticationException(event, authenticator, error);
+      if (error instanceof AccessDeniedException) return handleAccessDeniedException(event, authenticator, error);
+    }
+  });
 }
 
-function unauthorized(event: ExceptionEvent, error: AuthenticationException, level: 'info' | 'debug', message: string, logged: Error = error): void {
+function handleAuthenticationException(event: ExceptionEvent, authenticator: Authenticator, error: AuthenticationException): void {
+  event.request.logger.info('security', 'An AuthenticationException was thrown; redirecting to authentication entry point.', { exception: error });
+  startAuthentication(event, authenticator, error);
+}
+
+/** ExceptionListener::handleAccessDeniedException (5.4). */
+function handleAccessDeniedException(event: ExceptionEvent, authenticator: Authenticator, error: AccessDeniedException): void {
   const logger = event.request.logger;
-  logger[level]('security', message, { exception: logged });
-  const firewall = event.request.attributes.get(FIREWALL_ATTRIBUTE);
+  event.setThrowable(new AccessDeniedHttpException(error.message, error));
+  const member = getMember(event.request);
+  if (member === null || member.authenticatedBy === 'remember_me') {
+    logger.debug('security', 'Access denied, the user is not fully authenticated; redirecting to authentication entry point.', { exception: error });
+    return startAuthentication(event, authenticator, new InsufficientAuthenticationException('Full authentication is required to access this resource.', error));
+  }
+  logger.debug('security', 'Access denied, the user is neither anonymous, nor remember-me.', { exception: error });
+}
+
+/**
+ * ExceptionListener::startAuthentication (5.4): the firewall's entry point answers — here the login
+ * path's redirect, for the clients `requiresLogin` redirects too (README) — or, without one,
+ * throwUnauthorizedException: the NOTICE and HttpException(401, <its message>).
+ */
+function startAuthentication(event: ExceptionEvent, authenticator: Authenticator, error: AuthenticationException): void {
+  const request = event.request;
+  const logger = request.logger;
+  const loginPath = authenticator.loginPathOf(request);
+  if (redirectsToLogin(request, loginPath)) {
+    logger.debug('security', 'Calling Authentication entry point.');
+    event.setResponse(loginRedirect(request, loginPath));
+    return;
+  }
+  const firewall = request.attributes.get(FIREWALL_ATTRIBUTE);
   logger.notice('security', `No Authentication entry point configured, returning a 401 HTTP response. Configure "entry_point" on the firewall "${String(firewall)}" if you want to modify the response.`);
   event.setThrowable(new HttpException(401, error.message, error));
 }

@@ -1,6 +1,6 @@
 import type { KernelRequest } from '../http/request.ts';
 import type { ControllerArgumentsEvent } from '../kernel/events.ts';
-import { AccessDeniedHttpException, HttpException, UnauthorizedHttpException } from '../kernel/exceptions.ts';
+import { AccessDeniedException, HttpException, UnauthorizedHttpException } from '../kernel/exceptions.ts';
 import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import { getMember, isGranted, rolesOf, type Member } from '../security/member.ts';
 
@@ -23,13 +23,19 @@ export type SecurityOption = SecurityPredicate | { predicate: SecurityPredicate;
 export const UNAUTHORIZED_MESSAGE = 'Full authentication is required to access this resource.';
 
 /**
- * The 401 for requests that are not fully authenticated (anonymous, or a remember-me member: Symfony's
- * firewall sends both to the entry point), the 403 (or configured status) for the other members.
+ * What Sensio's SecurityListener and IsGrantedListener throw when access is denied: HttpException with
+ * the configured status, else the security AccessDeniedException, which the firewall's ExceptionListener
+ * (security-exception-listener.ts) turns into the entry point (the login path's redirect for HTML
+ * clients), a 401 for requests not fully authenticated (anonymous, remember-me), or a 403 — with
+ * Symfony's log lines. Thrown as a 401 UnauthorizedHttpException (whose previous is that
+ * AccessDeniedException) for an anonymous request, so that under a `security: false` firewall, where no
+ * ExceptionListener runs, it is still a 401 and not a 500.
  */
-export function denied(member: Member | null, message: string, statusCode?: number): HttpException {
+export function denied(member: Member | null, message: string, statusCode?: number): Error {
   if (statusCode !== undefined) return new HttpException(statusCode, message);
-  if (member === null || member.authenticatedBy === 'remember_me') return new UnauthorizedHttpException('Bearer', UNAUTHORIZED_MESSAGE, new AccessDeniedHttpException(message));
-  return new AccessDeniedHttpException(message);
+  const refused = new AccessDeniedException(message);
+  if (member === null || member.authenticatedBy === 'remember_me') return new UnauthorizedHttpException('Bearer', UNAUTHORIZED_MESSAGE, refused);
+  return refused;
 }
 
 /** Builds the predicate context (only for routes that have a `security` option). */
@@ -50,8 +56,9 @@ export function securityContext(request: KernelRequest): SecurityContext {
 /**
  * SensioFrameworkExtraBundle's SecurityListener: the `security` route option (attribute `_security`)
  * is a predicate over the member, its roles and the request, checked before the controller runs. When
- * it answers false: 401 for anonymous and remember-me requests (Symfony's firewall turns AccessDenied
- * into an authentication entry point for them), 403 `Access Denied.` (or the option's message/status) for members.
+ * it answers false: the login path's redirect (HTML clients) or a 401 for anonymous and remember-me
+ * requests (Symfony's firewall turns AccessDenied into an authentication entry point for them), 403
+ * `Access Denied.` (or the option's message/status) for members.
  */
 export class SecurityListener {
   readonly onKernelControllerArguments = idleWhen(

@@ -42,6 +42,8 @@ export interface AuthenticatorOptions {
   refreshRememberedMember: MemberRefresher | null;
   sessionCookieName: string;
   rememberMeCookieName: string;
+  /** LOGIN_PATH: the entry point of firewalls without a `loginPath` of their own ('' = a 401). */
+  loginPath: string;
 }
 
 const BEARER = /^Bearer[ \t]+([^\s]{1,4096})[ \t]*$/i;
@@ -75,6 +77,11 @@ export class Authenticator {
     const firewall = this.options.map.matchRequest(request);
     this.assign(request, firewall);
     return firewall;
+  }
+
+  /** The entry point of the request's firewall: its own login path, else LOGIN_PATH ('' = a 401). */
+  loginPathOf(request: KernelRequest): string {
+    return this.firewallOf(request)?.loginPath ?? this.options.loginPath;
   }
 
   /** Records the firewall of a request: `_firewall` (its name, '' for none), `_firewall_context` (stateful ones only). */

@@ -1,4 +1,5 @@
 import type { KernelRequest } from '../http/request.ts';
+import { rawUrlDecode } from '../http/url-encode.ts';
 
 /**
  * One firewall (Symfony's `security.firewalls.<name>`). Firewalls are tried in order against the
@@ -125,11 +126,12 @@ export class FirewallMap {
   }
 }
 
+/**
+ * The path as Symfony's RequestMatcher::matches tests it, `rawurldecode($request->getPathInfo())`: each
+ * valid `%XX` decoded, a `%` that starts no escape kept. decodeURIComponent threw on one bad escape and
+ * the whole path stayed encoded, so `/%61dmin/%ZZ` escaped the `^/admin` firewall (and its context)
+ * while the router still decoded `%61` in a path parameter.
+ */
 function decodePath(path: string): string {
-  if (path.indexOf('%') < 0) return path;
-  try {
-    return decodeURIComponent(path);
-  } catch {
-    return path;
-  }
+  return rawUrlDecode(path);
 }
