@@ -51,6 +51,8 @@ const STANDARD_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNE
 const VALID_HOST = /^\[?[a-zA-Z0-9\-:\]_]+(?:\.[a-zA-Z0-9\-:\]_]+)*\.?$/;
 const PORT_SUFFIX = /:\d+$/;
 const ASCII_UPPER = /[A-Z]+/g;
+const ASCII_LOWER = /[a-z]+/g;
+const JSON_WORD = /json/i;
 /**
  * Host header as sent → its validated, lower-cased host without port. A pure function of the header,
  * so it is remembered: a service sees a handful of distinct hosts, and the two regular expressions
@@ -189,7 +191,9 @@ export class KernelRequest {
       override = body.has('_method') ? body.get('_method') : this.query.get('_method');
     }
     if (typeof override !== 'string') return real;
-    const upper = override.toUpperCase();
+    // PHP's strtoupper (Request::getMethod) upper-cases ASCII letters only: JavaScript's toUpperCase would
+    // turn `poſt` into POST and `paßt` into PASST, overrides Symfony refuses as not letters only.
+    const upper = override.replace(ASCII_LOWER, (c) => c.toUpperCase());
     if (!STANDARD_METHODS.has(upper) && !/^[A-Z]+$/.test(upper)) {
       throw new SuspiciousOperationException(`Invalid method override "${upper}".`);
     }
@@ -332,7 +336,9 @@ export class KernelRequest {
     let host = validHosts.get(raw);
     if (host === undefined) {
       // ASCII lower-casing, as PHP 8's strtolower: other bytes stay as sent (and are shown decoded).
-      const sent = raw.trim().replace(ASCII_UPPER, (c) => c.toLowerCase());
+      // PHP's trim (Request::getHost), not JavaScript's: a no-break space (0xA0) or form feed stays and
+      // makes the host invalid, where String#trim would drop it and accept `a.test\xA0` as `a.test`.
+      const sent = phpTrim(raw).replace(ASCII_UPPER, (c) => c.toLowerCase());
       host = sent.replace(PORT_SUFFIX, '');
       // A port beyond 65535 is no port (it would print as `1e+23`): the Host is shown with it, since it is what is wrong.
       const invalid = host && !VALID_HOST.test(host) ? host : hasInvalidPort(sent, host) ? sent : null;
@@ -496,27 +502,21 @@ export class KernelRequest {
     return (this._session = this.sessionFactory(this));
   }
 
-  /** The `Accept` preference: true when JSON is preferred over HTML. */
+  /**
+   * The `Accept` preference: true when JSON is preferred over HTML. The types are read as
+   * getAcceptableContentTypes reads them (AcceptHeader: by quality, ties in header order, a type listed
+   * twice taking its last quality, `q=0` not acceptable); the first JSON or HTML one decides. Media types
+   * are case-insensitive (RFC 9110 §8.3.1), so `Application/JSON` is JSON.
+   */
   prefersJson(): boolean {
-    const accept = this.source.header('accept');
+    const accept = this.headers.get('accept');
     // JSON can only win when a JSON type is listed (browsers, curl and `*/*` do not list one).
-    if (!accept || accept.indexOf('json') < 0) return false;
-    let best = '';
-    let bestQ = -1;
-    for (const part of accept.split(',')) {
-      const [type, ...params] = part.trim().toLowerCase().split(';');
-      let q = 1;
-      for (const p of params) {
-        const [k, v] = p.trim().split('=');
-        if (k === 'q') q = Number(v) || 0;
-      }
-      const kind = type === 'application/json' || type === 'application/problem+json' || type.endsWith('+json') ? 'json' : type === 'text/html' || type === 'application/xhtml+xml' ? 'html' : '';
-      if (kind && q > bestQ) {
-        best = kind;
-        bestQ = q;
-      }
+    if (!accept || !JSON_WORD.test(accept)) return false;
+    for (const type of this.acceptValues('accept')) {
+      const kind = mediaKind(type.toLowerCase());
+      if (kind !== null) return kind === 'json';
     }
-    return best === 'json';
+    return false;
   }
 
   // --- Symfony's Request methods, for code ported from it (README "Symfony HttpFoundation methods") ---
@@ -623,23 +623,26 @@ export class KernelRequest {
 
   /**
    * AcceptHeader::fromString($header)->all(), as values: sorted by quality (ties in header order), a
-   * value listed twice counted once with its last quality. Unlike Symfony 5.4, a `q=0` entry ("not
-   * acceptable", RFC 9110 §12.4.2) is left out, and at most 32 entries are read.
+   * value listed twice counted once with its last quality. Entries are split as AcceptHeader splits them,
+   * with HeaderUtils::split(',;='), so quoted parameters (`q="0.8"`, `x="a,b"`) and blanks around `=`
+   * read as in Symfony, and a quality is PHP's `(float)` of its text (`0.9x` is 0.9, text without a
+   * leading number is 0). Unlike Symfony 5.4, a `q=0` entry ("not acceptable", RFC 9110
+   * §12.4.2) is left out, and at most 32 entries are read.
    */
   private acceptValues(name: string): string[] {
     const header = this.headers.get(name);
     if (!header) return [];
     const items = new Map<string, { q: number; at: number }>();
-    const parts = header.split(',', 32);
-    for (let at = 0; at < parts.length; at++) {
-      const [value, ...params] = parts[at]!.split(';');
-      const item = value!.trim();
-      if (item === '') continue;
-      let q = 1;
-      for (const p of params) {
-        const eq = p.indexOf('=');
-        if (eq > 0 && p.slice(0, eq).trim().toLowerCase() === 'q') q = Number(p.slice(eq + 1).trim()) || 0;
-      }
+    const elements = splitHeader(header, ',;=') as string[][][];
+    const count = Math.min(elements.length, MAX_ACCEPT_ENTRIES);
+    for (let at = 0; at < count; at++) {
+      const [first, ...params] = elements[at]!;
+      // An entry of separators only (`;;`) has no value: left out (Symfony's AcceptHeaderItem gets null and throws).
+      const item = first?.[0];
+      if (!item) continue;
+      // AcceptHeaderItem::setAttribute: `(float) $value`; `q` without a value is PHP's true, 1.
+      const quality = combineHeaderParts(params).get('q');
+      const q = quality === undefined || quality === true ? 1 : phpFloat(quality);
       items.delete(item);
       items.set(item, { q, at });
     }
@@ -743,6 +746,22 @@ function absoluteFormTarget(t: string, authorityStart: number): string {
   const hash = t.indexOf('#', end);
   const rest = hash < 0 ? t.slice(end) : t.slice(end, hash);
   return rest[0] === '/' ? rest : '/' + rest;
+}
+
+/** Whether a lower-cased media type is one of JSON's (`+json` suffixes too) or HTML's, for prefersJson; null for others. */
+function mediaKind(type: string): 'json' | 'html' | null {
+  if (type === 'application/json' || type.endsWith('+json')) return 'json';
+  return type === 'text/html' || type === 'application/xhtml+xml' ? 'html' : null;
+}
+
+/** How many entries of an Accept-style header are read (README: the one difference in getLanguages/getAcceptableContentTypes). */
+const MAX_ACCEPT_ENTRIES = 32;
+const PHP_LEADING_NUMBER = /^[ \t\n\r\v\f]*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/;
+
+/** PHP 8's `(float)` cast of a string: its leading number (`0.5abc` is 0.5), 0 when it has none (`0x1`, `inf`). */
+function phpFloat(text: string): number {
+  const number = PHP_LEADING_NUMBER.exec(text);
+  return number === null ? 0 : Number(number[0]);
 }
 
 const MAX_PORT = 65535;

@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import { IpMatcher } from '../../src/http/ip.ts';
 import { JsonException } from '../../src/kernel/exceptions.ts';
 import { kernelRequest, type SourceInit } from '../support/request.ts';
+import { HttpResponse } from '../../src/index.ts';
+import { send, testApp } from '../pipeline/harness.ts';
 
 const methodOf = (method: string, override?: string) => kernelRequest({ method, headers: override ? { 'x-http-method-override': override } : {} });
 
@@ -137,4 +139,19 @@ test('Request::getLocale, getDefaultLocale and getProtocolVersion (Via only from
   assert.equal(kernelRequest({ headers: { via: '1.0 proxy' } }, trusted).getProtocolVersion(), 'HTTP/1.0');
   assert.equal(kernelRequest({ headers: { via: 'HTTP/2.0 proxy, 1.1 other' } }, trusted).getProtocolVersion(), 'HTTP/2.0');
   assert.equal(kernelRequest({ headers: { via: 'proxy' } }, trusted).getProtocolVersion(), 'HTTP/1.1');
+});
+
+test('regression: Accept-Language and Accept qualities were read with Number (`q="0.9"` and `q=0.9x` dropped the entry) and entries split at every comma; they are read as AcceptHeader reads them (HeaderUtils::split, PHP\'s (float))', async () => {
+  assert.deepEqual(accepting({ 'accept-language': 'fr;q="0.9", en;q=0.8' }).getLanguages(), ['fr', 'en'], 'a quoted quality');
+  assert.deepEqual(accepting({ 'accept-language': 'fr;q=0.9x, en;q=0.8' }).getLanguages(), ['fr', 'en'], '(float) reads the leading number');
+  assert.deepEqual(accepting({ 'accept-language': 'fr;q = 0.9, en;q=0.8' }).getLanguages(), ['fr', 'en'], 'blanks around =');
+  assert.deepEqual(accepting({ 'accept-language': 'fr;x="a,de";q=0.5, en;q=0.8' }).getLanguages(), ['en', 'fr'], 'a comma inside quotes separates nothing');
+  assert.deepEqual(accepting({ 'accept-language': 'en;q=0x1, fr' }).getLanguages(), ['fr'], '0x1 is no number to PHP: 0, not acceptable');
+  assert.deepEqual(accepting({ accept: 'text/plain;q=0.1;x="1,application/json", text/html;q=0.05' }).getAcceptableContentTypes(), ['text/plain', 'text/html']);
+  assert.equal(accepting({ accept: 'text/plain;q=0.1;x="1,application/json"' }).getPreferredFormat(), 'txt');
+  assert.deepEqual(accepting({ accept: ';;;,,,=' }).getAcceptableContentTypes(), [], 'entries without a value are left out, nothing throws');
+
+  const { app } = testApp({ env: 'prod', enabledLocales: ['en', 'fr'], routes: [{ name: 'locale', path: '/locale', controller: (r) => HttpResponse.text(r.locale) }] });
+  const answer = await send(app, '/locale', { headers: { 'accept-language': 'fr;q="0.9", en;q=0.8' } });
+  assert.equal(await answer.text(), 'fr');
 });

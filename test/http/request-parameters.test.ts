@@ -133,3 +133,13 @@ test('regression: an empty _method override was ignored (the request stayed POST
   assert.equal((await send(app, '/echo?_method=', { method: 'POST' })).status, 400);
   assert.equal(kernelRequest({ method: 'POST', target: '/?_method=put', headers: { 'x-http-method-override': '' } }).method, 'PUT', 'an empty header still falls through to _method');
 });
+
+test('regression: a method override was upper-cased beyond ASCII (`_method=poſt` became POST, `paßt` PASST); as PHP\'s strtoupper, only a-z are, so it is Invalid method override (400)', async () => {
+  assert.throws(() => kernelRequest({ method: 'POST', target: `/?_method=${encodeURIComponent('poſt')}` }).method, { message: 'Invalid method override "POſT".' });
+  assert.throws(() => kernelRequest({ method: 'POST', target: `/?_method=${encodeURIComponent('optıonſ')}` }).method, { message: 'Invalid method override "OPTıONſ".' });
+  assert.throws(() => kernelRequest({ method: 'POST', headers: { 'x-http-method-override': 'pa\u00dft' } }).method, { message: 'Invalid method override "PA\u00dfT".' });
+  assert.equal(kernelRequest({ method: 'POST', target: '/?_method=Delete' }).method, 'DELETE', 'ASCII letters are still upper-cased');
+  const { app } = testApp({ env: 'prod', routes });
+  assert.equal((await form(app, `_method=${encodeURIComponent('poſt')}`)).status, 400);
+  assert.equal((await send(app, '/echo', { method: 'POST', headers: { 'x-http-method-override': 'pa\u00dft' } })).status, 400);
+});

@@ -7,7 +7,7 @@ import { KernelRequest } from '../../src/http/request.ts';
 import { ConflictingHeadersException, PayloadTooLargeHttpException, SessionNotFoundException, SuspiciousOperationException } from '../../src/kernel/exceptions.ts';
 import { kernelRequest, settings, source } from '../support/request.ts';
 import { HttpResponse } from '../../src/index.ts';
-import { testApp } from '../pipeline/harness.ts';
+import { send, testApp } from '../pipeline/harness.ts';
 
 test('the path is raw: percent-encoding, dot segments and leading double slashes are kept', () => {
   assert.equal(kernelRequest({ target: '/caf%C3%A9?x=1' }).pathInfo, '/caf%C3%A9');
@@ -382,4 +382,31 @@ test('regression: bracketed query and form names stayed flat keys except a trail
   const { app } = testApp({ routes: [{ name: 'form', path: '/form', methods: ['POST'], controller: (r) => HttpResponse.json(r.request.all()) }] });
   const r = await app.fetch(new Request('http://localhost/form', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'registration[email]=a%40b.test&registration[plan]=pro&items[][id]=1&items[][id]=2' }));
   assert.deepEqual(await r.json(), { registration: { email: 'a@b.test', plan: 'pro' }, items: [{ id: '1' }, { id: '2' }] });
+});
+
+test('regression: a Host ending or starting in a no-break space (0xA0) was trimmed away by String#trim and accepted; as PHP\'s trim keeps it, it is an invalid Host (400)', async () => {
+  const app = pathApp();
+  for (const host of ['localhost\u00a0', '\u00a0localhost', 'localhost:8080\u00a0']) {
+    const r = await handleRaw(app, { target: '/dir', headers: { host } });
+    assert.equal(r.status, 400, JSON.stringify(host));
+    assert.equal(r.location, null, JSON.stringify(host));
+    assert.equal(r.debugException, `Invalid Host "${host}".`, JSON.stringify(host));
+  }
+  assert.equal(kernelRequest({ headers: { host: ' Localhost\t' } }).getHost(), 'localhost', 'space and tab are still trimmed, as PHP trims them');
+});
+
+test('regression: prefersJson missed `Accept: Application/JSON` (a case-sensitive check) and misread qualities (`q = 0.5`, `q=0`, a type listed twice); it reads Accept as getAcceptableContentTypes does', async () => {
+  const prefers = (accept: string) => kernelRequest({ headers: { accept } }).prefersJson();
+  assert.equal(prefers('Application/JSON'), true, 'media types are case-insensitive');
+  assert.equal(prefers('application/problem+JSON, text/html;q=0.5'), true);
+  assert.equal(prefers('text/html;q = 0.1, application/json;q=0.5'), true, 'blanks around = as HeaderUtils::split allows');
+  assert.equal(prefers('application/json;q=0'), false, 'q=0 is not acceptable');
+  assert.equal(prefers('application/json;q=0.9, text/html;q=0.5, application/json;q=0.1'), false, 'the last quality of a repeated type, as AcceptHeader keeps');
+  assert.equal(prefers('application/json;charset=utf-8;q=0.5, text/html;q=0.4'), true);
+  assert.equal(prefers('text/html, application/json'), false, 'ties in header order');
+  const { app } = testApp({ env: 'prod' });
+  const missing = await send(app, '/nope', { headers: { accept: 'Application/JSON' } });
+  assert.equal(missing.status, 404);
+  assert.equal(missing.headers.get('content-type'), 'application/problem+json');
+  assert.equal((await missing.json()).status, 404);
 });
