@@ -143,3 +143,36 @@ export function combineHeaderParts(pairs: readonly (readonly string[])[]): Map<s
   for (const [name, value] of pairs) out.set(name.replace(/[A-Z]+/g, (c) => c.toLowerCase()), value ?? true);
   return out;
 }
+
+const MONTHS: Readonly<Record<string, number>> = { Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 };
+/** IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT` and the obsolete RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` (a one-digit day and `UTC` accepted, as strtotime accepts them). */
+const IMF_OR_RFC850 = /^[A-Za-z]{3,9}, (\d{1,2})[ -]([A-Z][a-z]{2})[ -](\d{2}|\d{4}) (\d{2}):(\d{2}):(\d{2}) (?:GMT|UTC)$/;
+/** asctime `Sun Nov  6 08:49:37 1994` (the day space-padded, or not). */
+const ASCTIME = /^[A-Za-z]{3} ([A-Z][a-z]{2}) {1,2}(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
+
+/**
+ * An HTTP date (RFC 9110 §5.6.7: IMF-fixdate, RFC 850, asctime), in ms since the epoch; NaN for anything
+ * else. All three are UTC — asctime carries no zone, and Date.parse reads it in the process's local
+ * time, which turned an If-Modified-Since into a wrong 304 or a missed one away from UTC. Symfony reads
+ * these headers with strtotime under PHP's default zone, UTC. A two-digit RFC 850 year is read as PHP
+ * reads it: 70–99 are 19xx, 00–69 are 20xx.
+ */
+export function parseHttpDate(value: string): number {
+  let day: string, month: string, year: string, hours: string, minutes: string, seconds: string;
+  const imf = IMF_OR_RFC850.exec(value);
+  if (imf !== null) [, day, month, year, hours, minutes, seconds] = imf as unknown as string[];
+  else {
+    const asc = ASCTIME.exec(value);
+    if (asc === null) return NaN;
+    [, month, day, hours, minutes, seconds, year] = asc as unknown as string[];
+  }
+  const monthIndex = MONTHS[month!];
+  if (monthIndex === undefined) return NaN;
+  let fullYear = Number(year!);
+  if (year!.length === 2) fullYear += fullYear >= 70 ? 1900 : 2000;
+  const h = Number(hours!), m = Number(minutes!), s = Number(seconds!), d = Number(day!);
+  if (h > 23 || m > 59 || s > 60 || d < 1 || d > 31) return NaN;
+  const ms = Date.UTC(fullYear, monthIndex, d, h, m, s);
+  // 31 Feb and the like roll over in Date.UTC; they are no date.
+  return new Date(ms).getUTCDate() === d ? ms : NaN;
+}

@@ -1,6 +1,7 @@
 import { HTTP_TOKEN, serializeCookie, type CookieOptions } from './cookies.ts';
 import type { KernelRequest } from './request.ts';
 import { encodeLocationChar, UNSAFE_LOCATION_CHAR } from './url-encode.ts';
+import { parseHttpDate } from './header-utils.ts';
 import { computedCacheControl, httpDate, parseCacheControl, type Directives } from '../listeners/cache-control.ts';
 
 export type ResponseBody = string | Uint8Array | ReadableStream<Uint8Array> | null;
@@ -93,6 +94,10 @@ export class ResponseHeaders {
       this.cookieKeys = null;
       this.secureDefaults = null;
     } else {
+      // ResponseHeaderBag computes Cache-Control when Last-Modified or Expires is set, not when either is
+      // removed: a response that had one keeps `private, must-revalidate` (Sensio's 304 after
+      // setNotModified dropped Last-Modified). Computed here, before the header goes.
+      if ((key === 'last-modified' || key === 'expires') && !this.cacheControlRemoved && !this.map.has('cache-control') && this.map.has(key)) this.setDefaultCacheControl();
       this.map.delete(key);
       if (key === 'cache-control') {
         this.cacheControlIsDefault = false;
@@ -112,7 +117,9 @@ export class ResponseHeaders {
       return false;
     }
     if (this.cacheControlRemoved) return false;
-    this.setDefaultCacheControl();
+    // A default already written is current: every set of ETag, Last-Modified or Expires recomputed it,
+    // and a removal must not (see delete).
+    if (!this.cacheControlIsDefault) this.setDefaultCacheControl();
     return true;
   }
   /**
@@ -310,13 +317,17 @@ export function validatorsMatch(request: KernelRequest, etag: string | null, las
   const tags = etag === null ? [] : request.getETags();
   if (tags.length > 0) {
     const ours = etag!.startsWith('W/') ? etag!.slice(2) : etag;
-    for (const tag of tags) if ((tag.startsWith('W/') ? tag.slice(2) : tag) === ours || tag === '*') return true;
+    for (const tag of tags) {
+      // Response::isNotModified strips `W/` before both comparisons: `W/*` matches any entity tag too.
+      const strong = tag.startsWith('W/') ? tag.slice(2) : tag;
+      if (strong === ours || strong === '*') return true;
+    }
     return false;
   }
   const ifModifiedSince = request.headers.get('if-modified-since');
   if (!ifModifiedSince || lastModified === null) return false;
-  const since = Date.parse(ifModifiedSince);
-  return !Number.isNaN(since) && since >= Date.parse(lastModified);
+  const since = parseHttpDate(ifModifiedSince);
+  return !Number.isNaN(since) && since >= parseHttpDate(lastModified);
 }
 
 /** The statuses Response::isRedirect accepts (201 too: Created carries a Location). */

@@ -7,13 +7,6 @@ import { combineHeaderParts, splitHeader } from '../http/header-utils.ts';
  * one without public/private/s-maxage gets `private`.
  */
 
-/**
- * Request attribute set by ResponseListener when the Cache-Control it wrote is only the computed
- * default: later listeners (HTTP cache options, session) then start from no directives at all, as
- * Symfony's computed header does.
- */
-export const DEFAULT_CACHE_CONTROL = '_default_cache_control';
-
 export type Directives = Map<string, string | true>;
 
 /**

@@ -2,7 +2,7 @@ import type { KernelRequest } from '../http/request.ts';
 import { HttpResponse, validatorsMatch } from '../http/response.ts';
 import type { ControllerEvent, ResponseEvent } from '../kernel/events.ts';
 import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
-import { DEFAULT_CACHE_CONTROL, httpDate, parseCacheControl, type Directives } from './cache-control.ts';
+import { httpDate, type Directives } from './cache-control.ts';
 
 type Computed<T> = T | ((request: KernelRequest) => T | Promise<T>);
 
@@ -29,9 +29,18 @@ const ETAG_ATTRIBUTE = '_cache_etag';
 const LAST_MODIFIED_ATTRIBUTE = '_cache_last_modified';
 const CACHEABLE_STATUSES = new Set([200, 203, 300, 301, 302, 304, 404, 410]);
 
-/** The controller that answers a conditional request whose validators still match. */
-function notModified(): HttpResponse {
-  return new HttpResponse('', 304);
+/**
+ * The controller that answers a conditional request whose validators still match, built as Sensio's
+ * listener builds it: a Response given the validators, then setNotModified. Last-Modified goes, the
+ * ETag stays, and Cache-Control keeps what Last-Modified made of it (`private, must-revalidate`).
+ */
+function notModifiedController(etag: string | null, lastModified: string | null): () => HttpResponse {
+  return function notModified(): HttpResponse {
+    const response = new HttpResponse('');
+    if (lastModified !== null) response.headers.set('last-modified', lastModified);
+    if (etag !== null) response.headers.set('etag', etag);
+    return response.setNotModified();
+  };
 }
 
 /**
@@ -75,8 +84,7 @@ export class HttpCacheListener {
     const response = event.response;
     if (!CACHEABLE_STATUSES.has(response.status)) return;
     const headers = response.headers;
-    const current = headers.get('cache-control');
-    const directives: Directives = current === null || request.attributes.get(DEFAULT_CACHE_CONTROL) === true ? new Map() : parseCacheControl(current);
+    const directives: Directives = headers.cacheControlDirectives();
 
     // Response::setSharedMaxAge, which Sensio calls: a shared max-age makes the response public (so a
     // response that used the session then gets max-age=0, not the shared age, from the SessionListener).
@@ -115,7 +123,6 @@ export class HttpCacheListener {
     // No directive: the default, unless Cache-Control was deleted (a 301 redirect) and none of ETag,
     // Last-Modified or Expires brought it back, as Sensio's listener then sets nothing.
     headers.writeCacheControl(directives);
-    if (directives.size > 0) request.attributes.remove(DEFAULT_CACHE_CONTROL);
   });
 }
 
@@ -148,8 +155,7 @@ function validate(event: ControllerEvent, etag: string | undefined, lastModified
   const modified = lastModified === undefined || lastModified === null ? null : httpDate(lastModified);
   if (tag !== null) request.attributes.set(ETAG_ATTRIBUTE, tag);
   if (request.isMethodCacheable() && validatorsMatch(request, tag, modified)) {
-    // Response::setNotModified drops Last-Modified from the 304 (the ETag stays).
-    event.setController(notModified);
+    event.setController(notModifiedController(tag, modified));
   } else if (modified !== null) {
     request.attributes.set(LAST_MODIFIED_ATTRIBUTE, modified);
   }

@@ -1,7 +1,6 @@
 import type { ResponseEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
 import type { ResponseHeaders } from '../http/response.ts';
-import { DEFAULT_CACHE_CONTROL } from './cache-control.ts';
 
 /** MIME types for the `_format` request attribute (Symfony's Request::$formats, first entries). */
 const FORMAT_MIME: Record<string, string> = Object.assign(Object.create(null), {
@@ -98,9 +97,9 @@ export class ResponseListener {
     // ResponseHeaderBag keeps the directives an app sets and renders them sorted (`public, max-age=60`
     // is sent as `max-age=60, public`); without any (no header, or `''`) it computes the default. A
     // header deleted stays so (RedirectResponse removes it from a 301).
-    const wroteDefault = headers.writeCacheControl(headers.cacheControlDirectives());
-    // The cache option and the session read from the request that it is a default.
-    if (wroteDefault && (request.sessionIfCreated !== null || request.attributes.has('_cache'))) request.attributes.set(DEFAULT_CACHE_CONTROL, true);
+    // The cache option and the session, later, start from no directive when this is the default
+    // (ResponseHeaders.cacheControlDirectives).
+    headers.writeCacheControl(headers.cacheControlDirectives());
 
     if (request.source.protocol === 'HTTP/1.0') addHttp10CacheHeaders(headers);
 

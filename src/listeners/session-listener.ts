@@ -7,7 +7,7 @@ import { FrameworkError } from '../kernel/exceptions.ts';
 import { listener } from '../kernel/hooks.ts';
 import { isWellFormedSessionId, StoredSession, type SaveOutcome } from '../session/session.ts';
 import type { SessionStore } from '../session/store.ts';
-import { parseCacheControl, serializeCacheControl, DEFAULT_CACHE_CONTROL } from './cache-control.ts';
+import { serializeCacheControl } from './cache-control.ts';
 
 /** Symfony's header that turns off the session's automatic cache headers; always removed from the response. */
 export const NO_AUTO_CACHE_CONTROL_HEADER = 'Symfony-Session-NoAutoCacheControl';
@@ -110,8 +110,7 @@ export class SessionListener {
  * max-age unless it was public (then 0). `Expires` follows the max-age.
  */
 function makePrivate(request: KernelRequest, response: HttpResponse): void {
-  const current = response.headers.get('cache-control');
-  const directives = current === null || request.attributes.get(DEFAULT_CACHE_CONTROL) === true ? new Map<string, string | true>() : parseCacheControl(current);
+  const directives = response.headers.cacheControlDirectives();
   const maxAgeValue = directives.has('public') ? 0 : currentMaxAge(response, directives);
   directives.delete('public');
   directives.set('private', true);
@@ -119,7 +118,6 @@ function makePrivate(request: KernelRequest, response: HttpResponse): void {
   directives.set('must-revalidate', true);
   response.headers.set('cache-control', serializeCacheControl(directives));
   response.headers.set('expires', new Date(Date.now() + maxAgeValue * 1000).toUTCString());
-  request.attributes.remove(DEFAULT_CACHE_CONTROL);
 }
 
 /**

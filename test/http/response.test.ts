@@ -276,3 +276,55 @@ test('regression: isRedirect() required a Location and took any 3xx; Response::i
   assert.equal((await send(answering(() => new HttpResponse('', 303)), '/fails')).status, 303);
   assert.equal((await send(answering(() => new HttpResponse('', 300, { location: '/a' })), '/fails')).status, 500);
 });
+
+test('regression: If-None-Match W/* matched no entity tag; Response::isNotModified strips W/ before comparing with *', () => {
+  const r = new HttpResponse('body', 200, { 'content-type': 'text/plain' });
+  r.setEtag('v1');
+  assert.equal(r.isNotModified(kernelRequest({ headers: { 'if-none-match': 'W/*' } })), true);
+  assert.equal(r.status, 304);
+});
+
+test('regression: an asctime If-Modified-Since was read in the local time zone (a wrong 304 west of UTC, a missed one east of it); HTTP dates are UTC', () => {
+  const zone = process.env.TZ;
+  const notModified = (since: string) => {
+    const r = new HttpResponse('x');
+    r.headers.set('last-modified', 'Sun, 06 Nov 1994 08:49:37 GMT');
+    return r.isNotModified(kernelRequest({ headers: { 'if-modified-since': since } }));
+  };
+  try {
+    process.env.TZ = 'America/New_York';
+    assert.equal(notModified('Sun Nov  6 06:00:00 1994'), false, 'two hours before Last-Modified');
+    process.env.TZ = 'Asia/Tokyo';
+    assert.equal(notModified('Sun Nov  6 08:49:37 1994'), true, 'the same instant');
+    assert.equal(notModified('Sunday, 06-Nov-94 08:49:37 GMT'), true, 'RFC 850');
+    assert.equal(notModified('Sun, 06 Nov 1994 08:49:37 GMT'), true, 'IMF-fixdate');
+    assert.equal(notModified('1994'), false, 'no HTTP date');
+    assert.equal(notModified('Sun, 31 Feb 1994 08:49:37 GMT'), false, 'no such day');
+  } finally {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  }
+});
+
+test('regression: removing Last-Modified computed Cache-Control again; ResponseHeaderBag computes it when Last-Modified is set, not when it is removed', async () => {
+  const { app } = testApp({
+    routes: [
+      {
+        name: 'conditional',
+        path: '/conditional',
+        controller: (request) => {
+          const response = HttpResponse.text('body');
+          response.headers.set('last-modified', 'Tue, 02 Jan 2024 00:00:00 GMT');
+          response.isNotModified(request);
+          return response;
+        },
+      },
+    ],
+  });
+  const r = await send(app, '/conditional', { headers: { 'if-modified-since': 'Tue, 02 Jan 2024 00:00:00 GMT' } });
+  assert.equal(r.status, 304);
+  assert.equal(r.headers.get('last-modified'), null);
+  assert.equal(r.headers.get('cache-control'), 'private, must-revalidate');
+  const fresh = await send(app, '/conditional');
+  assert.equal(fresh.headers.get('cache-control'), 'private, must-revalidate');
+});

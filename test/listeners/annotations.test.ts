@@ -251,3 +251,20 @@ test('regression: a date converter answered 404 for a route default that was alr
   }
   assert.deepEqual(await (await send(app, '/n/7')).json(), { n: 7 });
 });
+
+test('regression: the cache option\'s 304 for a lastModified route sent `no-cache, private`; Sensio\'s Response had Last-Modified when Cache-Control was computed, so it keeps `private, must-revalidate`', async () => {
+  const { app } = testApp({
+    routes: [
+      { name: 'dated', path: '/dated', controller: () => HttpResponse.text('fresh'), options: { cache: { lastModified: MODIFIED } } },
+      { name: 'tagged', path: '/tagged', controller: () => HttpResponse.text('fresh'), options: { cache: { etag: 'v1' } } },
+    ],
+  });
+  const dated = await send(app, '/dated', { headers: { 'if-modified-since': MODIFIED.toUTCString() } });
+  assert.equal(dated.status, 304);
+  assert.equal(dated.headers.get('last-modified'), null);
+  assert.equal(dated.headers.get('cache-control'), 'private, must-revalidate');
+  // An ETag alone computes no must-revalidate (ResponseHeaderBag::computeCacheControlValue).
+  const tagged = await send(app, '/tagged', { headers: { 'if-none-match': '"v1"' } });
+  assert.equal(tagged.status, 304);
+  assert.equal(tagged.headers.get('cache-control'), 'no-cache, private');
+});
