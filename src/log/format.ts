@@ -2,6 +2,7 @@ import { isoString } from '../debug/error-page/iso-date.ts';
 import { interpolate, type LogRecord } from './record.ts';
 import { encodeJson, normalize } from './normalize.ts';
 import { scrubText } from '../debug/profiler/mask.ts';
+import { describeValue } from '../debug/error-page/safe-json.ts';
 
 export { MAX_PREVIOUS_EXCEPTIONS } from './normalize.ts';
 
@@ -27,6 +28,15 @@ function oneLine(text: string): string {
 }
 
 /**
+ * The record's message interpolated. A message that is no string (plain JavaScript passing an error or
+ * an object, as PSR-3's `Stringable` allows in PHP) is described as the debug page's Logs tab describes
+ * it (`[object Error]`): interpolating it would throw, and the record would be lost from the stream.
+ */
+function messageText(record: LogRecord): string {
+  return typeof record.message === 'string' ? interpolate(record.message, record.context) : describeValue(record.message);
+}
+
+/**
  * The record as a `line` (Monolog's LineFormatter) or `json` (Monolog's JsonFormatter) log line. Its
  * context and extra are normalized as Monolog's NormalizerFormatter does, secret-named fields masked
  * and strings scrubbed on the way (normalize), and the message is scrubbed whole, its literal text
@@ -38,7 +48,7 @@ export function formatRecord(record: LogRecord, format: LogFormat): string {
   const extra = normalize(record.extra, format);
   // The literal text too, not only what placeholders print: an error's message written into the text
   // (`Uncaught Exception …`, `Unhandled promise rejection: …`) often holds the URL or header it sent.
-  const message = scrubText(interpolate(record.message, record.context));
+  const message = scrubText(messageText(record));
   if (format === 'json') {
     return encodeJson({
       message,

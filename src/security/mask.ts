@@ -10,6 +10,37 @@
  */
 const SECRET_KEY = /(?:^|[[\]])_?pass(?:$|[[\]])|pass(?:word|wd|phrase)|secret|token|authori[sz]ation|cookie|session|sessid|api[-_]?key|private[-_]?key|credential/i;
 
+/**
+ * Beyond SECRET_KEY: a few more spellings of credentials, and the API-key
+ * and identity headers of the large gateways (Azure API Management's `Ocp-Apim-Subscription-Key`, Azure
+ * Functions' `X-Functions-Key`, Cloudflare's `X-Auth-Key` and `Cf-Access-Jwt-Assertion`, Google IAP's
+ * `X-Goog-Iap-Jwt-Assertion`, AWS ALB's `X-Amzn-Oidc-Data`). Short names count only whole (or as a
+ * whole bracket segment): `auth`, `sid` and `sig` (an Azure SAS URL's signature), not `author`, `side`
+ * or `signal`. A bare `key` is deliberately not a secret: it would hide every harmless `key=` (cache
+ * keys, sort keys, i18n keys) to catch a Google API key (see the README).
+ *
+ * The whole name policy (isSecretKey; README's "Secrets in logs" lists it):
+ * - any name containing `password`/`passwd`/`passphrase`, `secret` (`client_secret`), `token`
+ *   (`access_token`, `refresh_token`, `id_token`, `_csrf_token`, `X-Auth-Token`), `authorization`
+ *   (`Proxy-Authorization`), `cookie` (`Set-Cookie`), `session`, `sessid`, `api_key`/`apikey`
+ *   (`X-Api-Key`), `private_key`, `access_key`, `credential`, `passcode`, `pwd`, `csrf`, `xsrf`,
+ *   `signature`, `remember_me` (Symfony's `REMEMBERME` cookie, a login in itself), `card_number`,
+ *   `cc_number`, `security_code`, `mfa_code`, `2fa_code`, `verification_code`, `recovery_code`,
+ *   `backup_code`, `code_verifier` (PKCE), `client_assertion` (a signed client login);
+ * - `pass`, `auth`, `sid`, `sig` whole or as a bracket segment (`user[pass]`);
+ * - one-time and card codes as a whole segment, between `_`, `-`, `.`, brackets or a camelCase
+ *   boundary: `otp`, `totp`, `hotp`, `pin`, `cvv`, `cvc`, `cvv2`, `cvc2` (`otp_code`, `user[pin]`,
+ *   `cardCvv`, not `option`, `spinner` or `shopping`);
+ * - as a request parameter only (query, body, a URL's query; isSecretParameter): OAuth's `code`;
+ * - headers (the profiler's maskHeaders): the above, and `DPoP` (RFC 9449's proof).
+ */
+const MORE_SECRET_NAMES =
+  /passcode|pwd|apikey|access[-_]?key|authoriz|sessid|csrf|xsrf|signature|remember[-_]?me|card[-_]?num|cc[-_]?num|(?:security|verification|recovery|backup|mfa|2fa)[-_]?code|code[-_]?verifier|client[-_]?assertion|subscription[-_]?key|functions[-_]?key|jwt[-_]?assertion|oidc[-_]?data|^x-auth-key$|(?:^|[[\]])(?:auth|sid|sig)(?:$|[[\]])/i;
+/** One-time and card codes, as a whole segment of a name (`otp`, `mfa_otp`, `user[pin]`, `PIN`). */
+const CODE_SEGMENT = /(?:^|[[\]_.-])(?:t?otp|hotp|pin|cv[vc]2?)(?:$|[[\]_.-])/i;
+/** The same codes at a camelCase boundary (`otpCode`, `userPin`, `cardCVV`); case-sensitive, so not `option` or `spinner`. */
+const CODE_CAMEL = /^(?:t?otp|hotp|pin|cv[vc]2?)[A-Z0-9]|[a-z0-9](?:T?Otp|T?OTP|Hotp|HOTP|Pin|PIN|Cv[vc]|CV[VC])(?:$|[^a-z])/;
+
 export const MASK = '***';
 
 /** A value masking already hid: the mask, or a token cut to its first characters by maskToken (`tok-…`). */
@@ -30,14 +61,18 @@ const MAX_CACHED_KEY_LENGTH = 64;
 
 /** True when a key names a secret (`password`, `_password`, `irms_token`, `Authorization`, `PHPSESSID`...). */
 export function isSecretKey(key: string): boolean {
-  if (key.length > MAX_CACHED_KEY_LENGTH) return SECRET_KEY.test(key);
+  if (key.length > MAX_CACHED_KEY_LENGTH) return testSecretKey(key);
   let secret = secretKeyCache.get(key);
   if (secret === undefined) {
-    secret = SECRET_KEY.test(key);
+    secret = testSecretKey(key);
     if (secretKeyCache.size >= MAX_CACHED_KEYS) secretKeyCache.clear();
     secretKeyCache.set(key, secret);
   }
   return secret;
+}
+
+function testSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key) || MORE_SECRET_NAMES.test(key) || CODE_SEGMENT.test(key) || CODE_CAMEL.test(key);
 }
 
 /**

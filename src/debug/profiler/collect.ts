@@ -14,7 +14,7 @@ import { HTTP_TOKEN } from '../../http/cookies.ts';
 import { statusText } from '../../http/status.ts';
 import { defineOwn } from '../../security/mask.ts';
 import { isoStringOf } from '../error-page/iso-date.ts';
-import { maskHeaders, maskToken, parseSetCookie, sanitize, sanitizeFields, sanitizeRecord, scrubStoredText, truncate, MASK } from './mask.ts';
+import { isSecretName, isSecretParameter, maskHeaders, maskToken, parseSetCookie, sanitize, sanitizeFields, sanitizeRecord, scrubStoredText, truncate, MASK } from './mask.ts';
 import type { CollectedProfile, ProfileHead, ProfileTail } from './stored.ts';
 import type { ProfiledCookie } from './profile.ts';
 import { exceptionFromLogs, profileException } from './collect/exception.ts';
@@ -50,10 +50,17 @@ function functionName(value: unknown): string | null {
 
 const EMPTY_RECORD: Record<string, unknown> = Object.freeze(Object.create(null) as Record<string, unknown>);
 
-/** sanitizeRecord of a parameter bag's entries, read key by key. */
+/**
+ * sanitizeRecord of a request parameter bag's entries (query, body), read key by key; a parameter that
+ * only request parameters count as secret (OAuth's `code`, isSecretParameter) masked here.
+ */
 function sanitizeBag(bag: { keys(): string[]; get(key: string): unknown }): Record<string, unknown> {
   const keys = bag.keys();
-  return keys.length === 0 ? {} : sanitizeFields(keys, (key) => bag.get(key));
+  return keys.length === 0 ? {} : sanitizeFields(keys, (key) => maskedParameter(key, bag.get(key)));
+}
+
+function maskedParameter(key: string, value: unknown): unknown {
+  return value === '' || value === null || value === undefined || isSecretName(key) || !isSecretParameter(key) ? value : MASK;
 }
 
 /**

@@ -21,36 +21,24 @@ import { messageOf, unreadableText } from '../error-page/safe-json.ts';
 
 export { MASK };
 
-/**
- * Beyond the shared list (src/security/mask.ts): a few more spellings of credentials, and the API-key
- * and identity headers of the large gateways (Azure API Management's `Ocp-Apim-Subscription-Key`, Azure
- * Functions' `X-Functions-Key`, Cloudflare's `X-Auth-Key` and `Cf-Access-Jwt-Assertion`, Google IAP's
- * `X-Goog-Iap-Jwt-Assertion`, AWS ALB's `X-Amzn-Oidc-Data`). Short names count only whole (or as a
- * whole bracket segment): `auth`, `sid` and `sig` (an Azure SAS URL's signature), not `author`, `side`
- * or `signal`. A bare `key` is deliberately not a secret: it would hide every harmless `key=` (cache
- * keys, sort keys, i18n keys) to catch a Google API key (see the README).
- */
-const MORE_SECRET_NAMES =
-  /passcode|pwd|apikey|access[-_]?key|authoriz|sessid|csrf|xsrf|signature|subscription[-_]?key|functions[-_]?key|jwt[-_]?assertion|oidc[-_]?data|^x-auth-key$|(?:^|[[\]])(?:auth|sid|sig)(?:$|[[\]])/i;
 /** Named like secrets, but public by design: the profiler's own headers. */
 const PUBLIC_HEADERS = new Set(['x-debug-token', 'x-debug-token-link', 'x-previous-debug-token']);
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token', 'x-csrf-token', 'x-xsrf-token', 'x-amz-security-token']);
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'x-auth-token', 'x-csrf-token', 'x-xsrf-token', 'x-amz-security-token', 'dpop']);
 
-/** Answers for short names already tested (bounded: names may come from clients). */
-const secretNameCache = new Map<string, boolean>();
-const MAX_CACHED_NAMES = 2048;
-const MAX_CACHED_NAME_LENGTH = 64;
+/**
+ * True for field, parameter and header names that hold credentials: the one name policy, written
+ * down at isSecretKey (src/security/mask.ts), which `maskSecrets` and the data collectors use too.
+ */
+export const isSecretName: (name: string) => boolean = isSecretKey;
 
-/** True for field, parameter and header names that hold credentials. */
-export function isSecretName(name: string): boolean {
-  if (name.length > MAX_CACHED_NAME_LENGTH) return isSecretKey(name) || MORE_SECRET_NAMES.test(name);
-  let secret = secretNameCache.get(name);
-  if (secret === undefined) {
-    secret = isSecretKey(name) || MORE_SECRET_NAMES.test(name);
-    if (secretNameCache.size >= MAX_CACHED_NAMES) secretNameCache.clear();
-    secretNameCache.set(name, secret);
-  }
-  return secret;
+/**
+ * True for the names of request parameters (query, body, a URL's query) that hold credentials: the
+ * secret names, and OAuth 2's `code`, the authorization code a client's callback receives in its query
+ * (RFC 6749 §4.1.2) and sends back in a token request's body (§4.1.3). Only there: in a log context
+ * or an error's properties `code` is an error code (`ENOENT`, 404), which must stay readable.
+ */
+export function isSecretParameter(name: string): boolean {
+  return name === 'code' || isSecretName(name);
 }
 
 /** A token shown only by its first characters (enough to tell two apart, useless to replay). */
@@ -66,9 +54,10 @@ export function maskToken(value: unknown): string {
  * spelling only what does not read as a word (lower-case letters, maybe closing a sentence), so that
  * "security token from the session" and "with a bearer token." stay readable.
  */
-const CREDENTIAL_IN_TEXT = /\b(bearer|basic|digest|token)(\s+|:\s*)([A-Za-z0-9._~+/=-]{4,})/gi;
-const SCHEME_WORD = /bearer|basic|digest|token/i;
-const REGISTERED_SCHEMES = new Set(['Bearer', 'Basic', 'Digest', 'Token']);
+const CREDENTIAL_IN_TEXT = /\b(bearer|basic|digest|token|dpop)(\s+|:\s*)([A-Za-z0-9._~+/=-]{4,})/gi;
+const SCHEME_WORD = /bearer|basic|digest|token|dpop/i;
+/** `DPoP`: RFC 9449's sender-constrained access token (`Authorization: DPoP …`). */
+const REGISTERED_SCHEMES = new Set(['Bearer', 'Basic', 'Digest', 'Token', 'DPoP']);
 const LOWER_CASE_WORD = /^[a-z]+\.?$/;
 
 /** Each credential after a scheme replaced by the mask (CREDENTIAL_IN_TEXT); a text with none is returned as it is, uncopied. */
@@ -97,8 +86,13 @@ function maskCredentials(text: string): string {
  * the `=` would: quadratic on `????…`).
  */
 const QUERY_KEY = /[?&;#]([^=&#\s"'<>;]*)/g;
-/** `://user:password@`: found from each `://`, so the scan stays linear whatever the text. */
-const URL_PASSWORD = /:\/\/([^\s/?#@:"'<>]*):([^\s/?#@"'<>]+)@/g;
+/**
+ * `://user:password@`: found from each `://`, so the scan stays linear whatever the text. The password
+ * runs to the last `@` before the host, as URL parsers read it (WHATWG URL, PHP's parse_url): a DSN
+ * written with an unencoded `@` in its password (`mysql://root:p@ss@db`) is masked whole, not up to
+ * its first `@`.
+ */
+const URL_PASSWORD = /:\/\/([^\s/?#@:"'<>]*):([^\s/?#"'<>]+)@/g;
 
 /** Where a query value ends in a URL on its own: at the next `&`, as the request's own parser reads it. */
 const endsUrlValue = (c: number): boolean => c === 0x26;
@@ -114,13 +108,53 @@ function maskPairs(text: string, ends: (c: number) => boolean): string {
   while ((m = QUERY_KEY.exec(text)) !== null) {
     if (text.charCodeAt(QUERY_KEY.lastIndex) !== 0x3d || m[1] === '') continue;
     QUERY_KEY.lastIndex++;
-    if (!isSecretName(safeDecode(m[1]!))) continue;
+    if (!isSecretParameter(safeDecode(m[1]!))) continue;
     const start = QUERY_KEY.lastIndex;
     let end = start;
     while (end < text.length && !ends(text.charCodeAt(end))) end++;
     out += text.slice(copied, start) + MASK;
     copied = end;
     QUERY_KEY.lastIndex = end;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/**
+ * A word that every secret name (isSecretName) holds, whatever its case: a text without one has no
+ * secret key, and maskLeadingKeys returns it without reading each of its keys (a slice and a lookup
+ * apiece, where most texts with a `=` are `charset=UTF-8` or `max-age=0`). Extend it with the names.
+ */
+const SECRET_NAME_HINT = /pass|pwd|secret|token|auth|cookie|sess|sid|key|cred|csrf|xsrf|sig|remember|card|cc|code|assertion|oidc|otp|pin|cv[vc]/i;
+
+/** Characters that end a key read backwards from its `=` (maskLeadingKeys): blanks, quotes, `<>`, `=` and query separators. */
+const endsKeyBackwards = (c: number): boolean => c <= 0x20 || c === 0x3d || c === 0x26 || c === 0x23 || c === 0x3b || c === 0x3f || c === 0x22 || c === 0x27 || c === 0x3c || c === 0x3e;
+
+/**
+ * maskPairs for the keys that no query separator opens: at the start of the text or after a blank. A
+ * query string or form body logged on its own (`token=…&page=2`, getQueryString()) starts with a key,
+ * and key=value log lines (`login failed user=ada password=…`) separate theirs with blanks. Each `=` is
+ * found with indexOf and its key read backwards to the character before it (never past the previous
+ * `=`, so the scan stays linear), which is cheaper than a pattern trying every blank. Such a key is
+ * read as a log line's: OAuth's `code` is a secret only after `?`/`&` (`code=502` is an error code).
+ */
+function maskLeadingKeys(text: string): string {
+  if (!SECRET_NAME_HINT.test(text)) return text;
+  let out = '';
+  let copied = 0;
+  let eq = text.indexOf('=');
+  while (eq >= 0) {
+    let from = eq;
+    while (from > copied && !endsKeyBackwards(text.charCodeAt(from - 1))) from--;
+    const opener = from === 0 ? 0x20 : text.charCodeAt(from - 1);
+    if (from < eq && opener <= 0x20 && isSecretName(safeDecode(text.slice(from, eq)))) {
+      let end = eq + 1;
+      while (end < text.length && !endsTextValue(text.charCodeAt(end))) end++;
+      out += text.slice(copied, eq + 1) + MASK;
+      copied = end;
+      eq = text.indexOf('=', end);
+    } else {
+      eq = text.indexOf('=', eq + 1);
+    }
   }
   return copied === 0 ? text : out + text.slice(copied);
 }
@@ -154,7 +188,7 @@ export function maskQuerySecrets(url: string): string {
  */
 export function scrubText(text: string): string {
   let out = maskUrlPasswords(text);
-  if (out.includes('=')) out = maskPairs(out, endsTextValue);
+  if (out.includes('=')) out = maskLeadingKeys(maskPairs(out, endsTextValue));
   if (SCHEME_WORD.test(out)) out = maskCredentials(out);
   return out;
 }
@@ -612,7 +646,7 @@ function maskContentOnce(content: string, contentType: string, max: number): { m
       .map((pair) => {
         const eq = pair.indexOf('=');
         if (eq < 0) return pair;
-        return isSecretName(safeDecode(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=${MASK}` : maskEncodedCredentials(pair);
+        return isSecretParameter(safeDecode(pair.slice(0, eq))) ? `${pair.slice(0, eq)}=${MASK}` : maskEncodedCredentials(pair);
       })
       .join('&');
   }

@@ -6,6 +6,7 @@ import type { KernelRequest } from '../../../http/request.ts';
 import { LEVELS } from '../../../log/levels.ts';
 import { interpolate } from '../../../log/record.ts';
 import { isoString } from '../../error-page/iso-date.ts';
+import { describeValue } from '../../error-page/safe-json.ts';
 import { sanitize, scrubStoredText, truncate } from '../mask.ts';
 import type { ProfiledLogRecord } from '../profile.ts';
 import { PROFILE_LIMITS } from './limits.ts';
@@ -35,7 +36,9 @@ export function logs(request: KernelRequest): ProfiledLogRecord[] {
     try {
       message = interpolate(r.message, r.context);
     } catch {
-      message = r.message;
+      // A message that is no string (plain JavaScript logging an error object) is described as the
+      // debug page's Logs tab describes it; scrubbing it as it is would throw and lose the whole profile.
+      message = typeof r.message === 'string' ? r.message : describeValue(r.message);
     }
     out[i] = {
       datetime: recordDatetime(r),

@@ -6,6 +6,7 @@ import { summaryOf } from '../profile.ts';
 import { forgetProfileJson, headJson as headText, tailJson as tailText } from '../profile-json.ts';
 import { CallList, CollectedProfile, splitProfileBytes, utf8Length, type NotCalledEntry, type ProfileHead, type ProfileTail } from '../stored.ts';
 import { PROFILE_LIMITS } from './limits.ts';
+import { truncate } from '../mask.ts';
 
 /**
  * Serializes a profile once (reusing the JSON of parts equal to the last profile's, profile-json.ts)
@@ -70,5 +71,19 @@ export function bound(head: ProfileHead, listeners: { calls: CallList; notCalled
   head.session = head.session ? { ...head.session, attributes: {} } : null;
   tail.truncated.push('parameters');
   serialize('both');
+  if (fits()) return done();
+  // Still over: what is left is long text the application wrote (log messages of up to 8,192
+  // characters, an exception chain of 32 with 16 KB stacks each), which no step above cuts. Cut it
+  // short, so that the bound holds whatever the application logs or throws.
+  for (const r of tail.logs) r.message = truncate(r.message, SHORT_TEXT);
+  for (let e = tail.exception; e !== null; e = e.previous) {
+    e.message = truncate(e.message, SHORT_TEXT);
+    e.stack = truncate(e.stack, SHORT_TEXT * 2);
+  }
+  tail.truncated.push('long log messages and exception stacks');
+  serialize('tail');
   return done();
 }
+
+/** Characters kept of a log message or exception message in the last cut (a stack keeps twice as many). */
+const SHORT_TEXT = 512;
