@@ -213,4 +213,17 @@ describe('profiler pages', () => {
       assert.ok(!/<script>alert|<img src=x|<svg onload/i.test(html), page);
     }
   });
+
+  test('regression: a search value cut at its length bound never halves an emoji (no 500 on the redirect)', async () => {
+    const app = profiledApp({ routes: fixtureRoutes() });
+    // 1 + 2 × 40 UTF-16 units: the ip bound (64) falls between the halves of the 32nd emoji.
+    const ip = `a${'😀'.repeat(40)}`;
+    const r = await get(app, `/_profiler/search?ip=${encodeURIComponent(ip)}`, { redirect: 'manual' });
+    assert.equal(r.status, 302);
+    assert.equal(r.headers.get('location'), `/_profiler/empty/search/results?ip=${encodeURIComponent(`a${'😀'.repeat(31)}`)}`);
+    const url = `a${'😀'.repeat(300)}`;
+    const byUrl = await get(app, `/_profiler/search?url=${encodeURIComponent(url)}`, { redirect: 'manual' });
+    assert.equal(byUrl.status, 302);
+    assert.equal(byUrl.headers.get('location'), `/_profiler/empty/search/results?url=${encodeURIComponent(`a${'😀'.repeat(249)}`)}`);
+  });
 });

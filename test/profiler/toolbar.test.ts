@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { addCspNonce, lastBodyClose } from '../../src/debug/toolbar/toolbar.ts';
 import { fetchSource } from '../../src/http/source.ts';
-import { createApp, listener, type ListenerRegistration } from '../../src/index.ts';
+import { createApp, HttpResponse, listener, type ListenerRegistration } from '../../src/index.ts';
 import { fixtureRoutes, get, ORIGIN, profiledApp, profileOf } from './support.ts';
 
 const MARK = 'id="irms-wdt-';
@@ -171,6 +171,30 @@ describe('toolbar injection', () => {
     assert.equal(addCspNonce("default-src 'self'; img-src *", 'N'), "default-src 'self'; img-src *; script-src 'self' 'nonce-N'; style-src 'self' 'nonce-N'");
     assert.equal(addCspNonce("script-src 'self' 'unsafe-inline'; style-src 'self'", 'N'), "script-src 'self' 'unsafe-inline'; style-src 'self' 'nonce-N'");
     assert.equal(addCspNonce("img-src *", 'N'), 'img-src *');
+  });
+
+  test('regression: each of several Content-Security-Policy headers lets the snippet run', async () => {
+    const app = profiledApp({
+      routes: [
+        {
+          name: 'two_policies',
+          path: '/two-policies',
+          controller: function twoPolicies() {
+            const r = HttpResponse.html('<html><body><p>two</p></body></html>');
+            r.headers.append('content-security-policy', "img-src 'self'");
+            r.headers.append('content-security-policy', "default-src 'self'");
+            return r;
+          },
+        },
+      ],
+    });
+    const r = await get(app, '/two-policies');
+    const body = await r.text();
+    const nonce = /<script nonce="([^"]+)">/.exec(body)?.[1];
+    assert.ok(nonce, 'the toolbar was injected with a nonce');
+    // The browser splits the list on commas and enforces each policy: the second must allow the nonce too.
+    const policies = (r.headers.get('content-security-policy') ?? '').split(',').map((p) => p.trim());
+    assert.deepEqual(policies, ["img-src 'self'", `default-src 'self'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'nonce-${nonce}'`]);
   });
 
   test('the fragment shows status, route, time, memory, log and error counts, member and profile links', async () => {

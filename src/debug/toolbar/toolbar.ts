@@ -156,6 +156,20 @@ export function lastBodyCloseBytes(bytes: Uint8Array): number {
  * getDirectiveFallback): the browser falls back to `script-src` / `style-src`, which have the nonce.
  */
 export function addCspNonce(csp: string, nonce: string): string {
+  // A header sent twice reads as one value joined by commas, and a comma separates policies (CSP3
+  // "parse a serialized CSP list"): the browser enforces each policy on its own, so each needs the
+  // nonce. Read as one policy, the second's directives were taken for sources of the first's last
+  // directive, and the first policy blocked the snippet. (Symfony's ContentSecurityPolicyHandler
+  // reads only the first header and writes it back alone, dropping the others: not reproduced.)
+  return csp
+    .split(',')
+    .map((policy) => addNonceToPolicy(policy, nonce))
+    .filter(Boolean)
+    .join(', ');
+}
+
+/** addCspNonce for one policy of the list. */
+function addNonceToPolicy(csp: string, nonce: string): string {
   const directives = csp.split(';').map((d) => d.trim()).filter(Boolean);
   const find = (name: string) => directives.findIndex((d) => d.toLowerCase().split(/\s+/)[0] === name);
   const allowsInline = (d: string) => /'unsafe-inline'/i.test(d) && !/'nonce-|'sha(256|384|512)-/i.test(d);

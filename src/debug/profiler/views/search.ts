@@ -37,7 +37,18 @@ function withCurrent(choices: readonly string[], current: string | undefined): r
 function text(value: unknown, max: number): string | undefined {
   if (typeof value !== 'string') return undefined;
   const t = value.trim();
-  return t === '' ? undefined : t.slice(0, max);
+  return t === '' ? undefined : cut(t, max);
+}
+
+/**
+ * At most `max` UTF-16 units, never half of a surrogate pair: a lone surrogate has no UTF-8 form, so
+ * the search's redirect to its results could not percent-encode the value (URIError, a 500 for
+ * `?ip=a😀😀…`). Symfony keeps the value whole (ProfilerController::searchAction).
+ */
+function cut(t: string, max: number): string {
+  if (t.length <= max) return t;
+  const last = t.charCodeAt(max - 1);
+  return t.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
 
 /** Parses a date filter: unix seconds, or anything Date.parse understands. */
