@@ -67,7 +67,8 @@ export function readCriteria(query: Record<string, unknown>): { criteria: Search
   if (ip) criteria.ip = fields.ip = ip;
   const method = text(query.method, 16)?.toUpperCase();
   if (method && /^[A-Z]+$/.test(method)) criteria.method = fields.method = method;
-  const status = text(query.status ?? query.status_code, 3);
+  // One character past a status: `4041` must fail the pattern, not be cut to 404.
+  const status = text(query.status ?? query.status_code, 4);
   if (status && /^[1-5]\d\d$/.test(status)) {
     criteria.status = Number(status);
     fields.status = status;
