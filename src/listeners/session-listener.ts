@@ -39,6 +39,18 @@ export function hasSessionCookie(request: KernelRequest, cookieName: string): bo
 }
 
 /**
+ * Whether the session cookie the request sent is PHP-truthy: AbstractSessionListener::onKernelResponse
+ * clears the cookie only `if ($requestSessionCookieId && $isSessionEmpty)`, so a cookie sent empty
+ * (`IRMSSESSID=`, or a bare `IRMSSESSID`) or as `0` gets no `Set-Cookie: ...=deleted` when the
+ * session is empty. (`name[...]` cookies are arrays, never empty, so truthy.)
+ */
+function sentTruthySessionCookie(request: KernelRequest, cookieName: string): boolean {
+  if (!hasSessionCookie(request, cookieName)) return false;
+  const value = request.cookies.get(cookieName);
+  return typeof value !== 'string' || (value !== '' && value !== '0');
+}
+
+/**
  * Symfony's (Abstract)SessionListener.
  * - kernel.request: installs a lazy session factory; nothing is read, created or sent yet.
  * - kernel.response: when the session was used, saves it and mirrors that in the cookie (set when the
@@ -99,7 +111,7 @@ export class SessionListener {
       if (session.id !== session.requestedId || !hasSessionCookie(request, this.cookieName)) {
         response.headers.setCookie(this.cookieName, session.id, { path: '/', httpOnly: true, sameSite: 'lax', secure: request.isSecure() });
       }
-    } else if (outcome === 'emptied' && hasSessionCookie(request, this.cookieName)) {
+    } else if (outcome === 'emptied' && sentTruthySessionCookie(request, this.cookieName)) {
       response.headers.clearCookie(this.cookieName, { path: '/', httpOnly: true, sameSite: 'lax', secure: request.isSecure() });
     }
   }
