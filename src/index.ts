@@ -29,3 +29,4 @@ export type { CacheOptions } from './listeners/http-cache-listener.ts';
 export type { ConverterSpec, ConverterFunction } from './listeners/param-converter-listener.ts';
 export type { SecurityOption, SecurityPredicate, SecurityContext } from './listeners/security-listener.ts';
 export type { IsGrantedOption } from './listeners/is-granted-listener.ts';
+export type { FlattenException } from './listeners/error-listener.ts';

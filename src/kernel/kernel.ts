@@ -127,7 +127,9 @@ export class HttpKernel {
 
   private callController(request: KernelRequest, event: ControllerArgumentsEvent): MaybePromise<HttpResponse> {
     const result = event.controller(...(event.arguments_ as [KernelRequest]));
-    if (result instanceof Promise) return result.then((value: unknown) => this.handleResult(request, value));
+    // Any thenable is waited for, as `await` would: a promise of another realm (node:vm) or library
+    // (Bluebird, a query builder) is no `instanceof Promise`, and was rendered as data, its rejection unheard.
+    if (isThenable(result)) return Promise.resolve(result).then((value: unknown) => this.handleResult(request, value));
     return this.handleResult(request, result);
   }
 
@@ -136,7 +138,9 @@ export class HttpKernel {
     const response = HttpResponse.from(result);
     if (response) return this.filterResponse(response, request);
     const event = new ViewEvent(request, result);
-    const pending = this.dispatch('kernel.view', event);
+    // Stops at the first response, as ViewEvent (a RequestEvent) stops propagation in setResponse():
+    // a later view listener (a catch-all serializer) must not replace the response of the one before.
+    const pending = this.dispatch('kernel.view', event, true);
     if (pending) return pending.then(() => this.filterResponse(event.response ?? throwNoResponse(result), request));
     return this.filterResponse(event.response ?? throwNoResponse(result), request);
   }
@@ -251,7 +255,8 @@ export class HttpKernel {
     for (let i = from; i < listeners.length; i++) {
       const pending = listeners[i].call(event);
       if (pending !== undefined && typeof (pending as Partial<Promise<void>>).then === 'function') {
-        return pending.then(() => (stopOnResponse && stops(event) ? undefined : this.dispatchPlain(hook, event, stopOnResponse, listeners, i + 1)));
+        // A native promise from here on (see ownPromise): every step after this one tests `instanceof Promise`.
+        return ownPromise(pending).then(() => (stopOnResponse && stops(event) ? undefined : this.dispatchPlain(hook, event, stopOnResponse, listeners, i + 1)));
       }
       if (stopOnResponse && stops(event)) break;
     }
@@ -279,7 +284,7 @@ export class HttpKernel {
         if (pending === undefined) next = traced(event, hook, listener, start, logs);
       }
       if (pending !== undefined) {
-        return pending.then(
+        return ownPromise(pending).then(
           () => {
             traced(event, hook, listener, start, logs);
             return stopOnResponse && stopsTraced(event, hook, listener, i, listeners.length) ? undefined : this.dispatchTraced(hook, event, stopOnResponse, listeners, i + 1);
@@ -318,6 +323,21 @@ function stopsTraced<H extends HookName>(event: EventOf[H], hook: H, listener: L
     event.request.logger.debug('event', 'Listener "{listener}" stopped propagation of the event "{event}".', { event: hook, listener: listener.id });
   }
   return true;
+}
+
+/** Whether `value` is a promise of any realm or library: an object or function with a `then` method. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as Partial<PromiseLike<unknown>>).then === 'function';
+}
+
+/**
+ * A listener's thenable as this realm's Promise (a native one is returned as it is). The kernel's later
+ * steps and the app tell a pending answer from a response with `instanceof Promise`: another realm's
+ * promise or a library's thenable went out as the response (every request a 500, `toFetch is not a
+ * function`) and its rejection was never caught.
+ */
+function ownPromise(pending: PromiseLike<void>): Promise<void> {
+  return Promise.resolve(pending);
 }
 
 /** Whether a listener ended a stoppable hook: it answered, or (kernel.request) failed the request. */

@@ -1,10 +1,11 @@
 import type { KernelRequest } from '../http/request.ts';
 import type { ControllerArgumentsEvent, ExceptionEvent, ResponseEvent } from '../kernel/events.ts';
-import { HttpException } from '../kernel/exceptions.ts';
+import { exceptionChain, headersOf, HttpException, isError, statusOf } from '../kernel/exceptions.ts';
+import { statusText } from '../http/status.ts';
 import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import { renderError } from '../debug/error-renderer.ts';
 import { messageOf, safeClassName } from '../debug/error-page/model.ts';
-import { throwLocation } from '../debug/stack.ts';
+import { stackOf, throwLocation } from '../debug/stack.ts';
 
 const REMOVE_CSP = '_remove_csp_headers';
 
@@ -49,13 +50,21 @@ export class ErrorListener {
   });
 
   /**
-   * Symfony swaps the `exception` argument of an error controller for a FlattenException. Controllers
-   * here receive the request first; an error controller's `exception` attribute is kept an Error.
+   * ErrorListener::onControllerArguments: when the request's `exception` attribute is an Error and that
+   * same object is one of the controller's arguments (an error controller a listener gave it to), the
+   * argument becomes its FlattenException, plain data a controller can render or serialize (Symfony
+   * swaps an untyped parameter too; JavaScript has no types to tell). Any other `exception` value — a
+   * route parameter named so (`/reports/:exception`), a default — returns at once, left as it is.
    */
   readonly onControllerArguments = idleWhen(
     listener<'kernel.controller_arguments'>('ErrorListener::onControllerArguments', 'error handler arguments', (event: ControllerArgumentsEvent) => {
       const exception = event.request.attributes.get('exception');
-      if (exception !== undefined && !(exception instanceof Error)) event.request.attributes.set('exception', new Error(String(exception)));
+      if (!isError(exception)) return;
+      const at = event.arguments_.indexOf(exception);
+      if (at < 0) return;
+      const args = [...event.arguments_];
+      args[at] = flattenException(exception);
+      event.setArguments(args);
     }),
     routeLacks(null, 'exception'),
   );
@@ -81,4 +90,31 @@ export function logExceptionHandlingFailure(request: KernelRequest, failure: Err
   } catch {
     // nothing left to report to
   }
+}
+
+/** Symfony's FlattenException (ErrorHandler): an exception as plain data, its previous ones linked. */
+export interface FlattenException {
+  class: string;
+  message: string;
+  statusCode: number;
+  statusText: string;
+  headers: Record<string, string>;
+  file: string;
+  line: number;
+  /** The stack as text (getTraceAsString). */
+  traceAsString: string;
+  previous: FlattenException | null;
+}
+
+/** FlattenException::createFromThrowable, over the whole chain (bounded, cycle-safe: exceptionChain). */
+export function flattenException(error: Error): FlattenException {
+  let previous: FlattenException | null = null;
+  const chain = exceptionChain(error);
+  for (let i = chain.length - 1; i >= 0; i--) {
+    const e = chain[i]!;
+    const status = statusOf(e);
+    const { file, line } = throwLocation(e);
+    previous = { class: safeClassName(e), message: messageOf(e), statusCode: status, statusText: statusText(status), headers: { ...headersOf(e) }, file, line, traceAsString: stackOf(e) ?? '', previous };
+  }
+  return previous!;
 }

@@ -60,7 +60,9 @@ function convert(request: KernelRequest, name: string, spec: ConverterSpec): voi
   if (typeof converter === 'function') {
     const converted = converter(value, request);
     if (converted !== null && typeof converted === 'object' && typeof (converted as Promise<unknown>).then === 'function') {
-      return (converted as Promise<unknown>).then((v) => store(request, name, v));
+      // Adopted as `await` adopts it: a hand-written thenable's own `then` need not return a promise, so
+      // chaining on it let the controller run with the raw value and threw the 404 later, uncaught.
+      return Promise.resolve(converted as PromiseLike<unknown>).then((v) => store(request, name, v));
     }
     store(request, name, converted);
     return;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import vm from 'node:vm';
 import { test } from 'node:test';
 import { HttpKernel } from '../../src/kernel/kernel.ts';
 import { emptyHookTable, insertListener, listener, type HookTable } from '../../src/kernel/hooks.ts';
@@ -502,5 +503,66 @@ test('regression: "must return a Response" described a string, number, boolean o
     assert.equal(response.status, 500);
     const message = String(response.body).split('|')[1];
     assert.ok(message?.startsWith(`The controller must return a "Response" object but it returned ${description}.`), `${description}: ${message}`);
+  }
+});
+
+test('regression: a listener or controller returning another realm\'s promise or a library thenable broke the request (500 "toFetch is not a function") and left its rejection unhandled', async () => {
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    // A promise of another realm (node:vm) is no `instanceof Promise`; nor is a library's thenable.
+    const realm = vm.createContext({});
+    const foreign = vm.runInContext('(value) => Promise.resolve(value)', realm) as (value: unknown) => PromiseLike<unknown>;
+    const foreignReject = vm.runInContext('(error) => Promise.reject(error)', realm) as (error: unknown) => PromiseLike<never>;
+    const thenable = (value: unknown) => ({ then: (resolve: (v: unknown) => void) => setTimeout(() => resolve(value), 1) });
+    const routes: RouteDefinition[] = [
+      { name: 'ok', path: '/ok', controller: () => HttpResponse.text('ok') },
+      { name: 'realm', path: '/realm', controller: () => foreign(HttpResponse.text('from another realm')) },
+      { name: 'thenable', path: '/thenable', controller: () => thenable(HttpResponse.text('from a thenable')) },
+      { name: 'rejects', path: '/rejects', controller: () => foreignReject(new HttpException(409, 'taken')) },
+    ];
+    for (const debug of [false, true]) {
+      const listeners: AnyListenerRegistration[] = [
+        { hook: 'kernel.request', listener: listener('Foreign::request', 'r', () => foreign(undefined) as Promise<void>) },
+        { hook: 'kernel.response', listener: listener('Thenable::response', 'r', (e) => thenable(void e.response.headers.set('x-seen', '1')) as unknown as Promise<void>) },
+      ];
+      const { get } = appWithLog(debug, { routes, listeners });
+      for (const [path, status, body] of [['/ok', 200, 'ok'], ['/realm', 200, 'from another realm'], ['/thenable', 200, 'from a thenable']] as const) {
+        const response = await get(path);
+        assert.equal(response.status, status, `${path} (debug ${debug})`);
+        assert.equal(await response.text(), body, `${path} (debug ${debug})`);
+        assert.equal(response.headers.get('x-seen'), '1', `${path} (debug ${debug}): the rest of the hook ran`);
+      }
+      const rejected = await get('/rejects', { headers: { accept: 'application/json' } });
+      assert.equal(rejected.status, 409, `the rejection is the request's error (debug ${debug})`);
+    }
+    await tick();
+    assert.deepEqual(unhandled, []);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});
+
+test('regression: a kernel.view listener after the one that set the response still ran and replaced it (ViewEvent::setResponse stops propagation)', async () => {
+  for (const debug of [false, true]) {
+    const calls: string[] = [];
+    // A catch-all serializer after the template listener, as an API bundle registers one.
+    const serializer: AnyListenerRegistration = {
+      hook: 'kernel.view',
+      listener: listener('Api::serialize', 'v', (e) => { calls.push('serializer'); e.setResponse(HttpResponse.json(e.controllerResult)); }),
+      placement: { priority: -10 },
+    };
+    const routes: RouteDefinition[] = [
+      { name: 'page', path: '/page', controller: () => ({ title: 'Home' }), options: { template: (data: Record<string, unknown>) => `<p>${String(data.title)}</p>` } },
+      { name: 'api', path: '/api', controller: () => ({ title: 'Home' }) },
+    ];
+    const { get } = appWithLog(debug, { routes, listeners: [serializer] });
+    const page = await get('/page');
+    assert.equal(page.status, 200);
+    assert.equal(await page.text(), '<p>Home</p>', `debug ${debug}: the template's response stands`);
+    assert.deepEqual(calls, [], `debug ${debug}: the listeners after it do not run`);
+    const api = await get('/api');
+    assert.deepEqual(await api.json(), { title: 'Home' }, `debug ${debug}: without a template the serializer answers`);
   }
 });

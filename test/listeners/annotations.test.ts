@@ -268,3 +268,29 @@ test('regression: the cache option\'s 304 for a lastModified route sent `no-cach
   assert.equal(tagged.status, 304);
   assert.equal(tagged.headers.get('cache-control'), 'no-cache, private');
 });
+
+test('regression: a converter returning a thenable whose then() returns nothing let the controller run with the raw value, and its 404 was thrown later, uncaught', async () => {
+  const uncaught: unknown[] = [];
+  const onUncaught = (error: unknown) => void uncaught.push(error);
+  process.on('uncaughtException', onUncaught);
+  try {
+    // A hand-written thenable, as `await` accepts it: `then` settles later and returns nothing.
+    const thenable = (value: unknown) => ({ then(resolve: (v: unknown) => void) { setTimeout(() => resolve(value), 1); } });
+    const { app } = testApp({
+      env: 'prod',
+      routes: [{
+        name: 'lookup',
+        path: '/lookup/:thing',
+        controller: (r: KernelRequest) => HttpResponse.json(r.attributes.get('thing')),
+        options: { converters: { thing: (value: unknown) => thenable(value === 'known' ? { name: 'Known thing' } : null) } },
+      }],
+    });
+    assert.deepEqual(await (await send(app, '/lookup/known')).json(), { name: 'Known thing' });
+    const missing = await send(app, '/lookup/unknown', { headers: { accept: 'application/json' } });
+    assert.equal(missing.status, 404, 'the controller does not run with the unconverted value');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(uncaught, []);
+  } finally {
+    process.off('uncaughtException', onUncaught);
+  }
+});
