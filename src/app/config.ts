@@ -182,6 +182,15 @@ function proxies(what: string, entries: string[]): string[] {
   return entries;
 }
 
+/**
+ * PROFILER_DSN, parsed now though only debug mode uses it, as the `profilerDsn` option is: a wrong DSN
+ * is found in prod too, at start, not on the day debug mode is turned on to look into a problem.
+ */
+function profilerDsn(value: string): string {
+  parseProfilerDsn(value);
+  return value;
+}
+
 const TRUSTED_HEADERS_WANTED = `names among ${TRUSTED_HEADER_NAMES.join(', ')}`;
 const isTrustedHeader = (value: unknown): value is TrustedHeader => (TRUSTED_HEADER_NAMES as readonly unknown[]).includes(value);
 
@@ -296,7 +305,7 @@ export function loadConfig(options: Partial<AppConfig> = {}, env: Env = readEnvi
     trustedHeaders: trustedHeaders(env.TRUSTED_HEADERS),
     trustedHosts: hostPatterns('TRUSTED_HOSTS must be comma-separated regular expressions', list(env.TRUSTED_HOSTS)),
     defaultLocale: env.DEFAULT_LOCALE || 'en',
-    profilerDsn: env.PROFILER_DSN || 'memory://?max=1000',
+    profilerDsn: profilerDsn(env.PROFILER_DSN || 'memory://?max=1000'),
     bodyLimit: parseByteSize('BODY_LIMIT', env.BODY_LIMIT || '1mb'),
     secret: env.APP_SECRET || '',
     disallowRobotsIndexing: bool('DISALLOW_ROBOTS_INDEXING', env.DISALLOW_ROBOTS_INDEXING, true),

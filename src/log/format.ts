@@ -22,9 +22,27 @@ export function monologDate(d: Date): string {
 let lastIso = '';
 let lastMonolog = '';
 
-/** Monolog's LineFormatter without inline line breaks: a message's CR/LF become spaces, one record per line. */
+/**
+ * Monolog's LineFormatter without inline line breaks (replaceNewlines): a message's CR/LF become spaces,
+ * one record per line. Beyond Monolog, which leaves the rest of a message raw, so that a client's text
+ * quoted in a message (the Host of `Invalid Host "…"`, a Referer, a decoded route parameter) can neither
+ * split the record nor drive the terminal that tails the log:
+ * - every other character a viewer may break a line at (VT, FF, FS/GS/RS, NEL, U+2028, U+2029: what
+ *   Python's splitlines and xterm's NEL take for one) becomes a space too;
+ * - the other control characters (C0 but tab, DEL, C1: NUL, ESC of `ESC[2J`, its 8-bit form CSI U+009B)
+ *   are written as JSON escapes (`\u001b`), as the context's JSON beside them writes them.
+ */
 function oneLine(text: string): string {
-  return text.includes('\n') || text.includes('\r') ? text.replace(/\r\n|\r|\n/g, ' ') : text;
+  if (!UNSAFE_IN_LINE.test(text)) return text;
+  return text.replace(LINE_BREAKS, ' ').replace(CONTROLS, escapeControl);
+}
+
+const UNSAFE_IN_LINE = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]/;
+const LINE_BREAKS = /\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/g;
+const CONTROLS = /[\x00-\x08\x0e-\x1b\x1f\x7f-\x9f]/g;
+
+function escapeControl(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
 /**

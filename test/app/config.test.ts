@@ -212,3 +212,11 @@ test('SESSION_MAX_PER_MEMBER and sessionMaxPerMember bound one member\'s session
   assert.throws(build({ environment: { SESSION_MAX_PER_MEMBER: '0' } }), { message: `SESSION_MAX_PER_MEMBER must be an integer between 1 and ${Number.MAX_SAFE_INTEGER}, got "0".` });
   assert.throws(build({ sessionMaxPerMember: 0 }), /sessionMaxPerMember/);
 });
+
+test('regression: a wrong PROFILER_DSN in the environment started a production app silently (the option was refused)', () => {
+  for (const env of [{ APP_ENV: 'prod' }, { APP_ENV: 'prod', APP_DEBUG: '0' }, {}]) {
+    assert.throws(() => loadConfig({}, { ...env, PROFILER_DSN: 'redis://cache:6379' }), { message: 'PROFILER_DSN must be "memory://?max=N" or "file:<dir>?max=N" (unknown scheme), got "redis://cache:6379".' });
+    assert.throws(() => loadConfig({}, { ...env, PROFILER_DSN: 'memory://?max=0' }), /^Error: PROFILER_DSN must be .*max must be an integer between 1 and 1000000/);
+  }
+  assert.equal(loadConfig({}, { APP_ENV: 'prod', PROFILER_DSN: 'file:/tmp/p?max=5' }).profilerDsn, 'file:/tmp/p?max=5');
+});

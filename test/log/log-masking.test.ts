@@ -30,6 +30,51 @@ test('regression: CR/LF in a logged message forged extra log lines (line format)
   assert.deepEqual(lines2.filter((l) => l.includes('note ')).map((l) => /app\.WARNING: (note [^[]*)/.exec(l)?.[1]), ['note a b c ']);
 });
 
+/** A header value as a client sends its UTF-8 bytes (what a host hands over as Latin-1 characters). */
+const utf8Bytes = (s: string) => String.fromCharCode(...new TextEncoder().encode(s));
+
+test('regression: a terminal escape or a line separator in a client\'s Host or Referer reached the log stream raw', async () => {
+  // ESC[2J clears the terminal that tails the log; OSC 0 retitles it; CSI (U+009B) is ESC[ in one
+  // character; NEL (U+0085) and U+2028 are line breaks to xterm and to Python's splitlines.
+  const sent: Record<string, string>[] = [
+    { host: 'a\x1b[2jb' },
+    { host: utf8Bytes('a\u2028b\u0085c\u009b31md') },
+    { referer: 'http://x.test/\x1b]0;pwned\x07' },
+  ];
+  for (const logFormat of ['line', 'json'] as const) {
+    const { app, lines } = testApp({ env: 'prod', debug: false, logFormat, logExcludedHttpCodes: [] });
+    for (const headers of sent) await send(app, headers.host ? '/' : '/nope', { headers });
+    assert.equal(lines.length, 3, logFormat);
+    for (const line of lines) {
+      assert.doesNotMatch(line, /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]/, `${logFormat}: ${JSON.stringify(line)}`);
+    }
+    const messages = logFormat === 'json' ? records(lines).map((r) => r.message) : lines.map((l) => /request\.ERROR: (.*) \{"exception"/.exec(l)![1]!);
+    if (logFormat === 'json') {
+      // JSON escapes read back as what the client sent.
+      assert.match(messages[0]!, /Invalid Host "a\x1b\[2jb"/);
+      assert.match(messages[1]!, /Invalid Host "a\u2028b\u0085c\u009b31md"/);
+      assert.match(messages[2]!, /\(from "http:\/\/x\.test\/\x1b\]0;pwned\x07"\)/);
+    } else {
+      // Line breaks are spaces (Monolog's LineFormatter); other controls are written as the context's JSON writes them.
+      assert.match(messages[0]!, /Invalid Host "a\\u001b\[2jb"/);
+      assert.match(messages[1]!, /Invalid Host "a b c\\u009b31md"/);
+      assert.match(messages[2]!, /\(from "http:\/\/x\.test\/\\u001b\]0;pwned\\u0007"\)/);
+    }
+  }
+  // What a decoded route parameter may hold (`%00`, `%7F`, `%0B`…), as an application logs it: a tab stays.
+  const { app, lines } = testApp({
+    env: 'prod',
+    debug: false,
+    logFormat: 'line',
+    routes: [{ name: 'echo', path: '/echo/:slug', controller: (r: KernelRequest) => { r.logger.warning('app', `slug {slug} ${r.attributes.get('slug')}`, { slug: r.attributes.get('slug') }); return HttpResponse.text('ok'); } }],
+  });
+  await send(app, `/echo/${encodeURIComponent('a\0b\x7fc\vd\fe\x1cf\u2029g\th')}`);
+  assert.equal(lines.length, 1);
+  const message = /app\.WARNING: (.*) \{"slug"/.exec(lines[0]!)![1]!;
+  assert.equal(message, 'slug a\\u0000b\\u007fc d e f g\th a\\u0000b\\u007fc d e f g\th');
+  assert.match(lines[0]!, /\{"slug":"a\\u0000b\\u007fc\\u000bd\\fe\\u001cf\\u2029g\\th"\}/);
+});
+
 const leaky = (r: KernelRequest) => {
   r.logger.warning('app', 'Signing in with {password} for {user}', {
     user: 'ada',

@@ -182,7 +182,9 @@ test('regression: U+2028/U+2029 in a context were written raw, so a log viewer c
       assert.deepEqual(parsed.context, context, 'the JSON reads back as what was logged');
       assert.equal(parsed.message, 'ctx a\u2028b');
     } else {
-      assert.deepEqual(lineContext(line.replace(/ \{"note":.*\}$/, ' []').replace('ctx a\u2028b', 'ctx')), context);
+      // The line format's message takes U+2028 for the line break it is: a space, as CR/LF.
+      assert.match(line, /app\.WARNING: ctx a b \{/);
+      assert.deepEqual(lineContext(line.replace(/ \{"note":.*\}$/, ' []').replace('ctx a b', 'ctx')), context);
     }
   }
 });
@@ -205,5 +207,41 @@ test('a context whose getters or Proxy traps throw still gives its log line, in 
     assert.deepEqual(first.context, { ok: 'fine', bad: '[unreadable: no read]' }, format);
     assert.equal(second.message, 'hostile [unreadable: trap!]', format);
     assert.equal(second.context, '[unreadable: trap!]', format);
+  }
+});
+
+test('regression: a Buffer in a log context blocked the event loop listing every byte, though 1000 are written', () => {
+  const body = Buffer.alloc(256 * 1024, 7);
+  // Counted, not timed: listing the keys of a 1 MB body made a million strings (half a second per
+  // record); the longest key list made while formatting must be about the thousand items written.
+  const keys = Object.keys;
+  let longest = 0;
+  Object.keys = ((o: object) => {
+    const list = keys(o);
+    longest = Math.max(longest, list.length);
+    return list;
+  }) as typeof Object.keys;
+  let line: string;
+  try {
+    line = formatRecord(record('body', { body, small: new Uint8Array([1, 2, 3]) }), 'json');
+  } finally {
+    Object.keys = keys;
+  }
+  assert.ok(longest <= 1001, `a list of ${longest} keys`);
+  const { context } = JSON.parse(line);
+  assert.deepEqual(context.small, { 0: 1, 1: 2, 2: 3 });
+  assert.equal(Object.keys(context.body).length, 1001);
+  assert.equal(context.body['999'], 7);
+  assert.equal(context.body['...'], `Over 1000 items (${body.length} total), aborting normalization`);
+});
+
+test('regression: NaN and Infinity in a log context were written as null, where Monolog writes NaN, INF and -INF', () => {
+  for (const format of ['line', 'json'] as const) {
+    const line = formatRecord(record('ratio {list}', { ratio: 0 / 0, up: Infinity, down: -Infinity, list: [NaN, 1.5], n: 0 }), format);
+    const json = format === 'json' ? line : line.slice(line.indexOf(' {') + 1, line.lastIndexOf(' ['));
+    const context = format === 'json' ? JSON.parse(json).context : JSON.parse(json);
+    assert.deepEqual(context, { ratio: 'NaN', up: 'INF', down: '-INF', list: ['NaN', 1.5], n: 0 }, format);
+    const message = format === 'json' ? JSON.parse(line).message : line;
+    assert.match(message, /ratio array\["NaN",1\.5\]/, format);
   }
 });
