@@ -247,7 +247,21 @@ export function maskedField(key: string, value: unknown): string | undefined {
 export function maskForDisplay(value: unknown): unknown {
   // Nearly every context (`{event, listener}` on each traced call) has nothing to hide: it is then
   // handed back as it is, after one walk that allocates nothing.
+  needsMaskVisits = 0;
   return needsMask(value, 0, null) ? maskCopy(value, 0, new Map()) : value;
+}
+
+/**
+ * Objects needsMask may enter per context. It keeps no record of what it walked, so an object shared
+ * by many fields (a DAG: 200 keys pointing at one child with 200 keys…) would be walked once per path,
+ * 200^8 times; past the budget it answers "mask", and maskCopy, which copies each object once, decides.
+ */
+const NEEDS_MASK_VISITS = 2000;
+let needsMaskVisits = 0;
+
+/** A typed array or Buffer: numbers only, nothing to mask, and Object.keys would list every byte. */
+function isByteView(value: object): boolean {
+  return ArrayBuffer.isView(value);
 }
 
 /** Whether maskCopy would change anything in `value` (cycle-safe; `path` holds the objects walked into). */
@@ -255,7 +269,8 @@ function needsMask(value: unknown, depth: number, path: object[] | null): boolea
   if (typeof value === 'string') return scrubStoredText(value) !== value;
   if (value === null || typeof value !== 'object' || value instanceof Error || value instanceof Date) return false;
   if (path !== null && path.includes(value)) return false;
-  if (depth >= 8) return true;
+  if (isByteView(value)) return false;
+  if (depth >= 8 || ++needsMaskVisits > NEEDS_MASK_VISITS) return true;
   const walked = path ?? [];
   walked.push(value);
   try {
@@ -281,6 +296,7 @@ function needsMask(value: unknown, depth: number, path: object[] | null): boolea
 function maskCopy(value: unknown, depth: number, copies: Map<object, unknown>): unknown {
   if (typeof value === 'string') return scrubStoredText(value);
   if (value === null || typeof value !== 'object' || value instanceof Error || value instanceof Date) return value;
+  if (isByteView(value)) return value;
   const known = copies.get(value);
   if (known !== undefined) return known;
   if (depth >= 8) return '[...]';
@@ -342,11 +358,22 @@ export function truncate(text: string, max: number): string {
  * depth, strings are scrubbed and cut, errors become `{class, message}`, cycles `[circular]`.
  */
 export function sanitize(value: unknown, bounds: Bounds = DEFAULT_BOUNDS): unknown {
+  walkedValues = 0;
   return walk(value, bounds, 0, []);
 }
 
+/**
+ * Values one sanitize call copies. Shared values are copied wherever they appear (`seen` holds the
+ * path only), so an object shared by many fields at many levels (a DAG: 50 keys pointing at one child
+ * with 50 keys, six levels) would be copied 50^6 times, and its JSON be as large: the profile of such a
+ * logged context ran out of memory. Past the budget a value is written `[...]`.
+ */
+const MAX_WALKED_VALUES = 20_000;
+let walkedValues = 0;
+
 /** `seen` holds the objects being walked (the current path), to tell cycles from shared values. */
 function walk(value: unknown, bounds: Bounds, depth: number, seen: object[]): unknown {
+  if (++walkedValues > MAX_WALKED_VALUES) return '[...]';
   switch (typeof value) {
     case 'string':
       return truncate(scrubStoredText(value), bounds.string);
@@ -377,7 +404,7 @@ function walk(value: unknown, bounds: Bounds, depth: number, seen: object[]): un
       // Plain objects (nearly everything): keys read one by one, no intermediate entry list.
       return walkFields(Object.keys(object), object as Record<string, unknown>, null, bounds, depth, seen);
     }
-    if (object instanceof Uint8Array) return `[${object.byteLength} bytes]`;
+    if (isByteView(object)) return `[${(object as ArrayBufferView).byteLength} bytes]`;
     if (typeof Blob !== 'undefined' && object instanceof Blob) {
       const name = (object as { name?: unknown }).name;
       return { file: typeof name === 'string' ? truncate(name, 256) : null, size: object.size, type: object.type };
@@ -429,6 +456,7 @@ function walkFields(
  * copying it into an object first).
  */
 export function sanitizeFields(keys: readonly string[], read: (key: string) => unknown, bounds: Bounds = DEFAULT_BOUNDS): Record<string, unknown> {
+  walkedValues = 0;
   return walkFields(keys, null, read, bounds, 0, []);
 }
 
