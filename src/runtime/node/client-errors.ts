@@ -7,6 +7,7 @@ import type http from 'node:http';
 import type { Socket } from 'node:net';
 import { DEFAULT_METHODS } from '../../http/methods.ts';
 import { noop } from './failures.ts';
+import { closeAfterPending } from './listener.ts';
 
 const REASONS: Record<number, string> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 413: 'Payload Too Large', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };
 
@@ -36,9 +37,38 @@ function refusedForMethod(err: Error & { code?: string; rawPacket?: unknown; byt
   return METHOD_TOKEN.test(packet.toString('latin1', start, Math.min(packet.length, start + 256)));
 }
 
-/** Parse errors and timeouts: answer (unless a response is already under way) and close. */
+const kFailedAfterPending = Symbol('irms.failedAfterPending');
+/** node:http's own fields of a server socket: the answer being written, and the request its parser read last. */
+type ClientSocket = Socket & { _httpMessage?: http.ServerResponse | null; parser?: { incoming?: http.IncomingMessage | null } | null; [kFailedAfterPending]?: true };
+
+/**
+ * Parse errors and timeouts: answer and close. With answers to earlier requests of the connection
+ * still under way (a request being computed, and a malformed one pipelined behind it), an answer
+ * written now would come first and be read as theirs: the 400 taken for the earlier request's answer,
+ * and its own lost although its handler ran. Those answers go out first instead: at the end of the
+ * turn (once the requests the batching deferred have started, node-batch.ts) the connection is set to
+ * close after the last of them (as at shutdown, listener.ts), the malformed request unanswered; with
+ * none left by then, it gets its answer as usual.
+ */
 export function onClientError(err: Error & { code?: string }, socket: Socket): void {
-  const inFlight = (socket as Socket & { _httpMessage?: http.ServerResponse | null })._httpMessage;
+  const s = socket as ClientSocket;
+  // Only for an error in a request not handed out yet: one about the body of a request already
+  // handed out (cut off, too slow) is that request's own answer, given at once (it waits for that body).
+  const incoming = s.parser?.incoming;
+  if (s._httpMessage && err.code !== 'ECONNRESET' && !socket.destroyed && (!incoming || incoming.complete)) {
+    // Node reports the parse error again for every later read: once is enough.
+    if (s[kFailedAfterPending]) return;
+    s[kFailedAfterPending] = true;
+    setImmediate(() => {
+      if (!socket.destroyed && !closeAfterPending(socket)) answerClientError(err, socket);
+    });
+    return;
+  }
+  answerClientError(err, socket);
+}
+
+function answerClientError(err: Error & { code?: string }, socket: Socket): void {
+  const inFlight = (socket as ClientSocket)._httpMessage;
   if (err.code !== 'ECONNRESET' && socket.writable && (!inFlight || !inFlight.headersSent)) {
     const status =
       err.code === 'HPE_HEADER_OVERFLOW' ? 431

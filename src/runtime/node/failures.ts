@@ -43,8 +43,22 @@ export function reportRequestError(app: NodeApp, request: RequestLogger | undefi
   reportError(app, message, err);
 }
 
+/**
+ * The error as one line of text, never a throw: what an application rejects with may have no
+ * `toString` (`Object.create(null)`), or a `stack` getter or Proxy trap that throws. A throw here,
+ * inside the adapter's last-resort handlers, left the client without an answer and escaped as an
+ * unhandled rejection or an uncaught exception (the kernel guards its own logging likewise: messageOf).
+ */
 function errorDetail(err: unknown): string {
-  return err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+  try {
+    return err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+  } catch {
+    try {
+      return `an unprintable value (${Object.prototype.toString.call(err)})`;
+    } catch {
+      return 'an unprintable value';
+    }
+  }
 }
 
 /** The last resort when the application failed: a minimal 500, or a reset when bytes were already sent. */

@@ -181,6 +181,12 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
     listener,
   );
   server.keepAliveTimeout = keepAliveTimeout;
+  // Node's default keeps the first 2,000 header lines of a request and drops the rest silently, while
+  // its parser still frames the request by them: a Content-Length or Transfer-Encoding past them
+  // delivered a body the kernel never saw, and a second Host there escaped the 400 for two Hosts
+  // (RFC 9112 §3.2). Without a count limit the application sees every line the parser used; the
+  // head stays bounded by Node's header size limit (431).
+  server.maxHeadersCount = 0;
   server.on('clientError', onClientError);
   server.on('connect', onConnect);
   // With a listener here Node no longer answers `100 Continue` by itself (see IncomingSource.body()).

@@ -141,7 +141,7 @@ export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http
 
   // A request body left unread: small ones are drained by Node (keep-alive kept); a cancelled or
   // large one closes the connection after the response, so no unread byte is parsed as a request.
-  if (state.closing || closeWanted) res.shouldKeepAlive = false;
+  if (state.closing || closeWanted || upgradeLeftUnread(req)) res.shouldKeepAlive = false;
   else if (!req.complete && (source.bodyState !== 0 || unreadBodyTooLarge(req))) {
     res.shouldKeepAlive = false;
   }
@@ -162,6 +162,20 @@ export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http
     reportRequestError(app, request, 'Writing a streamed response failed', err);
     res.destroy();
   });
+}
+
+/**
+ * A request that asks for an upgrade (`Connection: upgrade` and an `Upgrade` header): Node's parser
+ * (llhttp) takes whatever follows it (after its body, if any) in the same read for the new protocol's
+ * bytes and, as no `'upgrade'` listener takes them, drops them. A request pipelined behind it would never be answered,
+ * and the connection would stay open until the keep-alive timeout (for ever with none): closing it
+ * after this answer tells the client at once (RFC 9112 §9.6) that nothing after it was read.
+ */
+function upgradeLeftUnread(req: http.IncomingMessage): boolean {
+  const h = req.headers;
+  if (h.upgrade === undefined) return false;
+  const connection = h.connection;
+  return connection !== undefined && /(?:^|,)[ \t]*upgrade[ \t]*(?:,|$)/i.test(connection);
 }
 
 /**
