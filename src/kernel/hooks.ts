@@ -147,3 +147,12 @@ export interface ListenerCall {
 export function listener<H extends HookName>(id: string, role: string, call: (event: EventOf[H]) => void | Promise<void>, priority?: number): Listener<H> {
   return { id, role, call, priority };
 }
+
+/**
+ * Whether `value` is a promise of any realm or library: an object or function with a `then` method. A
+ * promise of another realm (node:vm) or library (Bluebird, a query builder) is no `instanceof Promise`;
+ * what a controller, a template or a predicate returns is awaited as `await` would.
+ */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as Partial<PromiseLike<unknown>>).then === 'function';
+}

@@ -26,7 +26,7 @@ import {
   type EventOf,
   type HookName,
 } from './events.ts';
-import type { HookTable, Listener } from './hooks.ts';
+import { isThenable, type HookTable, type Listener } from './hooks.ts';
 
 /** The controller returned neither a response nor something a kernel.view listener could render. */
 export class ControllerDoesNotReturnResponseException extends FrameworkError {
@@ -323,11 +323,6 @@ function stopsTraced<H extends HookName>(event: EventOf[H], hook: H, listener: L
     event.request.logger.debug('event', 'Listener "{listener}" stopped propagation of the event "{event}".', { event: hook, listener: listener.id });
   }
   return true;
-}
-
-/** Whether `value` is a promise of any realm or library: an object or function with a `then` method. */
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as Partial<PromiseLike<unknown>>).then === 'function';
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { KernelRequest } from '../http/request.ts';
 import type { ControllerArgumentsEvent } from '../kernel/events.ts';
 import { AccessDeniedException, HttpException, UnauthorizedHttpException } from '../kernel/exceptions.ts';
-import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
+import { isThenable, listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import { getMember, isGranted, rolesOf, type Member } from '../security/member.ts';
 
 /** What a `security` predicate gets. `method` reads HEAD as GET. */
@@ -70,7 +70,7 @@ export class SecurityListener {
       if (typeof predicate !== 'function') throw new Error('The "security" route option must be a predicate function or { predicate, message?, statusCode? }.');
       const context = securityContext(request);
       const verdict = predicate(context);
-      if (verdict instanceof Promise) return verdict.then((granted) => enforce(granted, context.member, option));
+      if (isThenable(verdict)) return Promise.resolve(verdict).then((granted) => enforce(granted, context.member, option));
       enforce(verdict, context.member, option);
     }),
     routeLacks('security', '_security'),

@@ -139,9 +139,16 @@ function makePrivate(request: KernelRequest, response: HttpResponse): void {
  * (which Response::getExpires reads as two days ago), gives 0: Symfony 5.4 would write that negative
  * number as the max-age, which no cache accepts.
  */
+/** PHP's `(int)` of a directive's value: its leading integer (`60.5` is 60, `10abc` 10), a bare directive 1, else 0. */
+function phpInt(value: string | true): number {
+  if (value === true) return 1;
+  const digits = /^[ \t\n\r\v\f]*[+-]?\d+/.exec(value);
+  return digits === null ? 0 : Number.parseInt(digits[0], 10) || 0;
+}
+
 function currentMaxAge(response: HttpResponse, directives: Map<string, string | true>): number {
   const age = directives.get('s-maxage') ?? directives.get('max-age');
-  if (age !== undefined) return Number(age) || 0;
+  if (age !== undefined) return phpInt(age);
   const expires = response.headers.get('expires');
   if (expires === null) return 0;
   const date = response.headers.get('date');

@@ -1,7 +1,7 @@
 import type { KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
 import type { ControllerEvent, ViewEvent } from '../kernel/events.ts';
-import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
+import { isThenable, listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import { controllerName } from './router-listener.ts';
 
 export type TemplateOutput = string | ReadableStream<Uint8Array>;
@@ -77,7 +77,7 @@ export class TemplateListener {
     else if (isPlainObject(result)) data = result as Record<string, unknown>;
     else return;
     const output = template.render ? template.render(data, request) : this.renderer!(template.name, data, request);
-    if (output instanceof Promise) return output.then((body) => event.setResponse(toResponse(body, template.status)));
+    if (isThenable(output)) return Promise.resolve(output).then((body) => event.setResponse(toResponse(body, template.status)));
     event.setResponse(toResponse(output, template.status));
   });
 }

@@ -346,11 +346,12 @@ export class Router {
     const query: string[] = [];
     // UrlGenerator::doGenerate: `$fragment = $defaults['_fragment'] ?? ''`, replaced by a given one.
     const fallbackFragment = route.defaults._fragment;
-    let fragment: string | undefined = fallbackFragment === undefined || fallbackFragment === null ? undefined : String(fallbackFragment);
+    // rawurlencode casts as PHP does: `true` is `#1`, `false` no fragment (phpString).
+    let fragment: string | undefined = fallbackFragment === undefined || fallbackFragment === null ? undefined : phpString(fallbackFragment);
     for (const [key, value] of Object.entries(params)) {
       if (route.variables.includes(key) || value === undefined || value === null) continue;
       if (key === '_fragment') {
-        fragment = String(value);
+        fragment = phpString(value);
         continue;
       }
       if (Object.hasOwn(route.defaults, key) && sameAsDefault(value, route.defaults[key])) continue;

@@ -566,3 +566,21 @@ test('regression: a kernel.view listener after the one that set the response sti
     assert.deepEqual(await api.json(), { title: 'Home' }, `debug ${debug}: without a template the serializer answers`);
   }
 });
+
+test('regression: a template render function or a security predicate answering another realm\'s promise was taken as the body or as a refusal; it is awaited', async () => {
+  const realm = vm.createContext({});
+  const foreign = vm.runInContext('(value) => Promise.resolve(value)', realm) as (value: unknown) => PromiseLike<unknown>;
+  const routes: RouteDefinition[] = [
+    { name: 'rendered', path: '/rendered', controller: () => ({ title: 'Hello' }), options: { template: ((data: Record<string, unknown>) => foreign(`<h1>${String(data.title)}</h1>`)) as unknown as (data: Record<string, unknown>) => string } },
+    { name: 'guarded', path: '/guarded', controller: () => HttpResponse.text('let in'), options: { security: (() => foreign(true)) as unknown as () => boolean } },
+  ];
+  for (const debug of [false, true]) {
+    const { get } = appWithLog(debug, { routes });
+    const page = await get('/rendered');
+    assert.equal(page.status, 200, `debug ${debug}`);
+    assert.equal(await page.text(), '<h1>Hello</h1>');
+    const guarded = await get('/guarded');
+    assert.equal(guarded.status, 200, `debug ${debug}`);
+    assert.equal(await guarded.text(), 'let in');
+  }
+});

@@ -360,3 +360,15 @@ test('regression: two concurrent logins on one session left two authenticated id
   assert.equal(await me(id1), 'anonymous', 'the id of the first login no longer logs anyone in');
   assert.equal(await me(sid), 'anonymous');
 });
+
+test('regression: a fractional or suffixed max-age on a page that used the session was kept as written; Response::getMaxAge casts it with (int)', async () => {
+  const { app } = testApp({
+    routes: [
+      { name: 'fraction', path: '/fraction', controller: (r) => { r.getSession().get('x'); return HttpResponse.text('x', 200, { 'cache-control': 'max-age=60.5' }); } },
+      { name: 'suffix', path: '/suffix', controller: (r) => { r.getSession().get('x'); return HttpResponse.text('x', 200, { 'cache-control': 's-maxage=10abc' }); } },
+    ],
+    sessionStore: new MemorySessionStore(),
+  });
+  assert.equal((await send(app, '/fraction')).headers.get('cache-control'), 'max-age=60, must-revalidate, private');
+  assert.equal((await send(app, '/suffix')).headers.get('cache-control'), 'max-age=10, must-revalidate, private, s-maxage=10abc');
+});

@@ -107,6 +107,13 @@ describe('generate()', () => {
     assert.equal(g.generate('test', { _fragment: null }), '/testing#fragment', 'null is not set (isset)');
   });
 
+  test('regression: a boolean _fragment was written `#true` / `#false`; rawurlencode casts as PHP does, `#1` and no fragment', () => {
+    const g = router(route('test', '/testing'));
+    assert.equal(g.generate('test', { _fragment: true }), '/testing#1');
+    assert.equal(g.generate('test', { _fragment: false }), '/testing');
+    assert.equal(router(route('flag', '/flag', undefined, { defaults: { _fragment: true } })).generate('flag'), '/flag#1');
+  });
+
   test('context parameters (the router context\'s _locale) fill path variables the caller left out, never the query string', () => {
     assert.equal(r.generate('localized', {}, { context: { _locale: 'fr' } }), '/fr/about');
     assert.equal(r.generate('localized', { _locale: 'de' }, { context: { _locale: 'fr' } }), '/de/about', 'the caller\'s value wins');
