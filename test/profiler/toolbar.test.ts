@@ -228,3 +228,19 @@ async function captureSettings() {
   await get(probe, '/html');
   return settings as import('../../src/http/request.ts').RequestSettings;
 }
+
+test('regression: a route whose _format is empty got the toolbar; WebDebugToolbarListener injects only when getRequestFormat() is html', async () => {
+  const page = () => HttpResponse.html('<html><body><p>page</p></body></html>');
+  const app = profiledApp({
+    routes: [
+      { name: 'empty_format', path: '/empty-format', defaults: { _format: '' }, controller: page },
+      { name: 'json_format', path: '/json-format', defaults: { _format: 'json' }, controller: page },
+      { name: 'html_format', path: '/html-format', defaults: { _format: 'html' }, controller: page },
+      { name: 'no_format', path: '/no-format', controller: page },
+    ],
+  });
+  for (const [path, injected] of [['/empty-format', false], ['/json-format', false], ['/html-format', true], ['/no-format', true]] as const) {
+    const body = await (await get(app, path)).text();
+    assert.equal(body.includes(MARK), injected, path);
+  }
+});

@@ -20,8 +20,8 @@ export function toolbarExclusion(request: KernelRequest, response: HttpResponse)
   if (response.status >= 300 && response.status < 400) return 'redirect';
   const type = response.headers.get('content-type');
   if (type !== null && !type.toLowerCase().includes('html')) return 'not HTML';
-  const format = request.attributes.get('_format');
-  if (typeof format === 'string' && format !== '' && format !== 'html') return 'request format is not html';
+  // WebDebugToolbarListener: `'html' !== $request->getRequestFormat()`; an empty `_format` is no html either.
+  if (request.getRequestFormat() !== 'html') return 'request format is not html';
   const disposition = response.headers.get('content-disposition');
   if (disposition && /attachment/i.test(disposition)) return 'attachment';
   const encoding = response.headers.get('content-encoding');
