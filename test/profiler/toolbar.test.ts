@@ -244,3 +244,20 @@ test('regression: a route whose _format is empty got the toolbar; WebDebugToolba
     assert.equal(body.includes(MARK), injected, path);
   }
 });
+
+test('regression: an X-Content-Security-Policy (the legacy header) got no nonce, so the toolbar could not run there; ContentSecurityPolicyHandler updates it too', async () => {
+  const app = profiledApp({
+    routes: [
+      {
+        name: 'legacy_csp',
+        path: '/legacy-csp',
+        controller: () => HttpResponse.html('<html><body><p>legacy</p></body></html>', 200, { 'x-content-security-policy': "default-src 'self'" }),
+      },
+    ],
+  });
+  const r = await get(app, '/legacy-csp');
+  const nonce = /<script nonce="([^"]+)">/.exec(await r.text())?.[1];
+  assert.ok(nonce, 'the toolbar was injected with a nonce');
+  const scriptSrc = (r.headers.get('x-content-security-policy') ?? '').split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src '));
+  assert.ok(scriptSrc?.includes(`'nonce-${nonce}'`), scriptSrc);
+});

@@ -10,8 +10,8 @@ import { bodyBeforeHead } from '../../listeners/response-listener.ts';
 import { bodyParts } from './body-parts.ts';
 import { addCspNonce, lastBodyClose, lastBodyCloseBytes, randomNonce, toolbarSnippet, type ToolbarUrls } from './toolbar.ts';
 
-/** The policies the snippet's nonce is added to. */
-const CSP_HEADERS = ['content-security-policy', 'content-security-policy-report-only'] as const;
+/** The policies the snippet's nonce is added to: ContentSecurityPolicyHandler's three (the last is the legacy header of old Firefox and IE). */
+const CSP_HEADERS = ['content-security-policy', 'content-security-policy-report-only', 'x-content-security-policy'] as const;
 
 /** Why the toolbar is not injected into a response, or null when it is (exported for tests and docs). */
 export function toolbarExclusion(request: KernelRequest, response: HttpResponse): string | null {
