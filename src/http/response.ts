@@ -330,6 +330,23 @@ export function validatorsMatch(request: KernelRequest, etag: string | null, las
   return !Number.isNaN(since) && since >= parseHttpDate(lastModified);
 }
 
+/**
+ * A Fetch Response that is no `instanceof` the global one: from another Fetch implementation (the
+ * `undici` package, a polyfill) or another realm. Such a class names itself `Response` through
+ * Symbol.toStringTag, as the Fetch standard's does; the status and the headers are what fromFetch reads.
+ * Only data a controller returned gets here, after both `instanceof` tests failed.
+ */
+function isOtherFetchResponse(value: unknown): value is Response {
+  if (typeof value !== 'object' || value === null) return false;
+  try {
+    if (Object.prototype.toString.call(value) !== '[object Response]') return false;
+    const { status, headers } = value as { status?: unknown; headers?: { forEach?: unknown } | null };
+    return typeof status === 'number' && typeof headers?.forEach === 'function';
+  } catch {
+    return false;
+  }
+}
+
 /** The statuses Response::isRedirect accepts (201 too: Created carries a Location). */
 const REDIRECT_STATUSES = new Set([201, 301, 302, 303, 307, 308]);
 
@@ -440,6 +457,7 @@ export class HttpResponse {
   static from(value: unknown): HttpResponse | null {
     if (value instanceof HttpResponse) return value;
     if (typeof Response !== 'undefined' && value instanceof Response) return HttpResponse.fromFetch(value);
+    if (isOtherFetchResponse(value)) return HttpResponse.fromFetch(value);
     return null;
   }
 

@@ -328,3 +328,20 @@ test('regression: removing Last-Modified computed Cache-Control again; ResponseH
   const fresh = await send(app, '/conditional');
   assert.equal(fresh.headers.get('cache-control'), 'private, must-revalidate');
 });
+
+test('regression: a Response of another Fetch implementation (the undici package, a polyfill) was refused with a 500 "must return a Response"; it is answered as a Fetch Response', async () => {
+  /** What such a class looks like from here: no `instanceof Response`, named Response by its toStringTag. */
+  class OtherResponse {
+    readonly status = 201;
+    readonly headers = new Headers({ 'content-type': 'text/plain; charset=UTF-8', 'x-made-by': 'other' });
+    readonly body = new Response('created elsewhere').body;
+    get [Symbol.toStringTag]() {
+      return 'Response';
+    }
+  }
+  const { app } = testApp({ routes: [{ name: 'other', path: '/other', controller: () => new OtherResponse() as unknown as Response }] });
+  const r = await send(app, '/other');
+  assert.equal(r.status, 201);
+  assert.equal(r.headers.get('x-made-by'), 'other');
+  assert.equal(await r.text(), 'created elsewhere');
+});
