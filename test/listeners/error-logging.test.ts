@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { BadRequestHttpException, ConflictHttpException, createApp, HttpResponse, listener, NotFoundHttpException, type FlattenException, type KernelRequest } from '../../src/index.ts';
+import { BadRequestHttpException, ConflictHttpException, createApp, HttpResponse, listener, NotFoundHttpException, type App, type AppOptions, type FlattenException, type KernelRequest } from '../../src/index.ts';
 import { loadConfig } from '../../src/app/config.ts';
 
 /** Absolute path of a source file, as the log shows it (symfony-reference §5.1). */
@@ -130,17 +130,18 @@ test('regression: "Exception thrown when handling an exception" lacked the class
   }
 });
 
+/** An app in each mode, its log discarded: what a controller receives is the same in both. */
+function appsInBothModes(options: Pick<AppOptions, 'routes' | 'listeners'>): Array<[env: 'prod' | 'dev', app: App]> {
+  return (['prod', 'dev'] as const).map((env) => [env, createApp({ env, environment: {}, logSink: () => {}, ...options })]);
+}
+
 test('regression: a route parameter or default named `exception` reached the controller as an Error made of it (ErrorListener::onControllerArguments leaves a non-Throwable alone)', async () => {
-  for (const env of ['prod', 'dev'] as const) {
-    const app = createApp({
-      env,
-      environment: {},
-      logSink: () => {},
-      routes: [
-        { name: 'report', path: '/reports/:exception', controller: (request) => HttpResponse.json({ exception: request.attributes.get('exception') }) },
-        { name: 'latest', path: '/latest', defaults: { exception: 'none' }, controller: (request) => HttpResponse.json({ exception: request.attributes.get('exception') }) },
-      ],
-    });
+  for (const [env, app] of appsInBothModes({
+    routes: [
+      { name: 'report', path: '/reports/:exception', controller: (request) => HttpResponse.json({ exception: request.attributes.get('exception') }) },
+      { name: 'latest', path: '/latest', defaults: { exception: 'none' }, controller: (request) => HttpResponse.json({ exception: request.attributes.get('exception') }) },
+    ],
+  })) {
     assert.deepEqual(await (await app.fetch(new Request('http://localhost/reports/TimeoutError'))).json(), { exception: 'TimeoutError' }, env);
     assert.deepEqual(await (await app.fetch(new Request('http://localhost/latest'))).json(), { exception: 'none' }, env);
   }
@@ -149,28 +150,24 @@ test('regression: a route parameter or default named `exception` reached the con
 test('ErrorListener::onControllerArguments: an error controller given the request\'s exception receives its FlattenException, the chain as plain data', async () => {
   const cause = new Error('row locked');
   const conflict = new ConflictHttpException('Order 7 changed meanwhile', cause);
-  for (const env of ['prod', 'dev'] as const) {
-    const app = createApp({
-      env,
-      environment: {},
-      logSink: () => {},
-      routes: [
-        {
-          name: 'error_controller',
-          path: '/error',
-          defaults: { exception: conflict },
-          controller: ((_request: KernelRequest, flat: FlattenException) => HttpResponse.json({ class: flat.class, message: flat.message, status: flat.statusCode, text: flat.statusText, previous: flat.previous?.message, isError: (flat as unknown) instanceof Error })) as (request: KernelRequest) => HttpResponse,
-        },
-      ],
-      listeners: [
-        {
-          hook: 'kernel.controller_arguments',
-          // What Symfony's argument resolver does for an `$exception` parameter: the attribute as an argument.
-          listener: listener<'kernel.controller_arguments'>('Test::exceptionArgument', 'pass the exception', (event) => event.setArguments([event.request, event.request.attributes.get('exception')])),
-          placement: { before: 'ErrorListener::onControllerArguments' },
-        },
-      ],
-    });
+  for (const [env, app] of appsInBothModes({
+    routes: [
+      {
+        name: 'error_controller',
+        path: '/error',
+        defaults: { exception: conflict },
+        controller: ((_request: KernelRequest, flat: FlattenException) => HttpResponse.json({ class: flat.class, message: flat.message, status: flat.statusCode, text: flat.statusText, previous: flat.previous?.message, isError: (flat as unknown) instanceof Error })) as (request: KernelRequest) => HttpResponse,
+      },
+    ],
+    listeners: [
+      {
+        hook: 'kernel.controller_arguments',
+        // What Symfony's argument resolver does for an `$exception` parameter: the attribute as an argument.
+        listener: listener<'kernel.controller_arguments'>('Test::exceptionArgument', 'pass the exception', (event) => event.setArguments([event.request, event.request.attributes.get('exception')])),
+        placement: { before: 'ErrorListener::onControllerArguments' },
+      },
+    ],
+  })) {
     const body = await (await app.fetch(new Request('http://localhost/error'))).json();
     assert.deepEqual(body, { class: 'ConflictHttpException', message: 'Order 7 changed meanwhile', status: 409, text: 'Conflict', previous: 'row locked', isError: false }, env);
   }
