@@ -30,15 +30,34 @@ export const HOOKS = [
 export type HookName = (typeof HOOKS)[number];
 
 /**
+ * Symfony's Event: any listener may stop its hook, and the listeners after it are not called (the
+ * kernel's next step still runs). Events that take an answer (request, view, exception) stop when one
+ * is set, as their `setResponse` does in Symfony.
+ */
+export abstract class KernelEvent {
+  propagationStopped = false;
+  abstract readonly request: KernelRequest;
+  stopPropagation(): void {
+    this.propagationStopped = true;
+  }
+  isPropagationStopped(): boolean {
+    return this.propagationStopped;
+  }
+}
+
+/**
  * kernel.request: a listener may answer early, or end the request with an error; either stops the
  * remaining request listeners.
  */
-export class RequestEvent {
+export class RequestEvent extends KernelEvent {
   response: HttpResponse | null = null;
   failure: Error | null = null;
-  constructor(readonly request: KernelRequest) {}
+  constructor(readonly request: KernelRequest) {
+    super();
+  }
   setResponse(response: HttpResponse | Response): void {
     this.response = eventResponse(response);
+    this.propagationStopped = true;
   }
   /**
    * Ends the request with `error`, exactly as throwing it would (kernel.exception renders it), but
@@ -50,16 +69,20 @@ export class RequestEvent {
 }
 
 /** kernel.controller: listeners may replace the controller. */
-export class ControllerEvent {
-  constructor(readonly request: KernelRequest, public controller: Controller) {}
+export class ControllerEvent extends KernelEvent {
+  constructor(readonly request: KernelRequest, public controller: Controller) {
+    super();
+  }
   setController(controller: Controller): void {
     this.controller = controller;
   }
 }
 
 /** kernel.controller_arguments: listeners may replace the controller or its arguments. */
-export class ControllerArgumentsEvent {
-  constructor(readonly request: KernelRequest, public controller: Controller, public arguments_: unknown[]) {}
+export class ControllerArgumentsEvent extends KernelEvent {
+  constructor(readonly request: KernelRequest, public controller: Controller, public arguments_: unknown[]) {
+    super();
+  }
   setController(controller: Controller): void {
     this.controller = controller;
   }
@@ -69,33 +92,41 @@ export class ControllerArgumentsEvent {
 }
 
 /** kernel.view: the controller returned something that is not a response; a listener turns it into one. */
-export class ViewEvent {
+export class ViewEvent extends KernelEvent {
   response: HttpResponse | null = null;
-  constructor(readonly request: KernelRequest, readonly controllerResult: unknown) {}
+  constructor(readonly request: KernelRequest, readonly controllerResult: unknown) {
+    super();
+  }
   setResponse(response: HttpResponse | Response): void {
     this.response = eventResponse(response);
+    this.propagationStopped = true;
   }
 }
 
 /** kernel.response: listeners change the response in place or replace it. */
-export class ResponseEvent {
-  constructor(readonly request: KernelRequest, public response: HttpResponse) {}
+export class ResponseEvent extends KernelEvent {
+  constructor(readonly request: KernelRequest, public response: HttpResponse) {
+    super();
+  }
   setResponse(response: HttpResponse | Response): void {
     this.response = eventResponse(response);
   }
 }
 
-export class FinishRequestEvent {
-  constructor(readonly request: KernelRequest) {}
+export class FinishRequestEvent extends KernelEvent {
+  constructor(readonly request: KernelRequest) {
+    super();
+  }
 }
 
 /** kernel.exception: listeners may replace the error and set a response (which stops the hook). */
-export class ExceptionEvent {
+export class ExceptionEvent extends KernelEvent {
   response: HttpResponse | null = null;
   /** When true the kernel keeps the response's status even if it is not an error status. */
   allowCustomResponseCode = false;
   #throwable: Error;
   constructor(readonly request: KernelRequest, throwable: Error) {
+    super();
     this.#throwable = toError(throwable);
   }
   /**
@@ -114,12 +145,15 @@ export class ExceptionEvent {
   }
   setResponse(response: HttpResponse | Response): void {
     this.response = eventResponse(response);
+    this.propagationStopped = true;
   }
 }
 
 /** kernel.terminate: after the host has the response. */
-export class TerminateEvent {
-  constructor(readonly request: KernelRequest, readonly response: HttpResponse) {}
+export class TerminateEvent extends KernelEvent {
+  constructor(readonly request: KernelRequest, readonly response: HttpResponse) {
+    super();
+  }
 }
 
 export interface EventOf {

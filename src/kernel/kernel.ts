@@ -18,6 +18,7 @@ import {
   ControllerEvent,
   ExceptionEvent,
   FinishRequestEvent,
+  KernelEvent,
   RequestEvent,
   ResponseEvent,
   TerminateEvent,
@@ -256,9 +257,9 @@ export class HttpKernel {
       const pending = listeners[i].call(event);
       if (pending !== undefined && typeof (pending as Partial<Promise<void>>).then === 'function') {
         // A native promise from here on (see ownPromise): every step after this one tests `instanceof Promise`.
-        return ownPromise(pending).then(() => (stopOnResponse && stops(event) ? undefined : this.dispatchPlain(hook, event, stopOnResponse, listeners, i + 1)));
+        return ownPromise(pending).then(() => (halts(event, stopOnResponse) ? undefined : this.dispatchPlain(hook, event, stopOnResponse, listeners, i + 1)));
       }
-      if (stopOnResponse && stops(event)) break;
+      if (halts(event, stopOnResponse)) break;
     }
     return undefined;
   }
@@ -287,7 +288,7 @@ export class HttpKernel {
         return ownPromise(pending).then(
           () => {
             traced(event, hook, listener, start, logs);
-            return stopOnResponse && stopsTraced(event, hook, listener, i, listeners.length) ? undefined : this.dispatchTraced(hook, event, stopOnResponse, listeners, i + 1);
+            return haltsTraced(event, stopOnResponse, hook, listeners, i) ? undefined : this.dispatchTraced(hook, event, stopOnResponse, listeners, i + 1);
           },
           (error: unknown) => {
             traced(event, hook, listener, start, logs);
@@ -295,7 +296,7 @@ export class HttpKernel {
           },
         );
       }
-      if (stopOnResponse && stopsTraced(event, hook, listener, i, listeners.length)) break;
+      if (haltsTraced(event, stopOnResponse, hook, listeners, i)) break;
       start = next;
     }
     return undefined;
@@ -315,12 +316,18 @@ function traced<H extends HookName>(event: EventOf[H], hook: H, listener: Listen
   return now();
 }
 
-/** `stops()`, logging Symfony's "stopped propagation" line when an answer skips later listeners (a failure does not). */
-function stopsTraced<H extends HookName>(event: EventOf[H], hook: H, listener: Listener<H>, index: number, count: number): boolean {
-  if ((event as { failure?: unknown }).failure) return true;
-  if (!(event as { response: unknown }).response) return false;
-  if (index < count - 1) {
-    event.request.logger.debug('event', 'Listener "{listener}" stopped propagation of the event "{event}".', { event: hook, listener: listener.id });
+/**
+ * `halts()`, with the `event` lines Symfony's TraceableEventDispatcher writes when a listener stops its
+ * hook (an answer or `stopPropagation()`; a failure is no stop): "stopped propagation", then "was not
+ * called" for each listener skipped.
+ */
+function haltsTraced<H extends HookName>(event: EventOf[H], stopOnResponse: boolean, hook: H, listeners: Listener<H>[], index: number): boolean {
+  if (stopOnResponse && (event as { failure?: unknown }).failure) return true;
+  if (!event.propagationStopped && !(stopOnResponse && (event as { response: unknown }).response)) return false;
+  const logger = event.request.logger;
+  logger.debug('event', 'Listener "{listener}" stopped propagation of the event "{event}".', { event: hook, listener: listeners[index].id });
+  for (let i = index + 1; i < listeners.length; i++) {
+    logger.debug('event', 'Listener "{listener}" was not called for event "{event}".', { event: hook, listener: listeners[i].id });
   }
   return true;
 }
@@ -335,9 +342,12 @@ function ownPromise(pending: PromiseLike<void>): Promise<void> {
   return Promise.resolve(pending);
 }
 
-/** Whether a listener ended a stoppable hook: it answered, or (kernel.request) failed the request. */
-function stops(event: object): boolean {
-  return !!((event as { response: unknown }).response || (event as { failure?: unknown }).failure);
+/**
+ * Whether the listeners after this one are skipped: one stopped propagation, or, on a hook that takes
+ * an answer, one answered (a response assigned without setResponse too) or (kernel.request) failed the request.
+ */
+function halts(event: KernelEvent, stopOnResponse: boolean): boolean {
+  return event.propagationStopped || (stopOnResponse && !!((event as { response?: unknown }).response || (event as { failure?: unknown }).failure));
 }
 
 /** Request errors become 400s with the same message; anything that is not an Error is wrapped. */

@@ -47,7 +47,8 @@ function notModifiedController(etag: string | null, lastModified: string | null)
  * SensioFrameworkExtraBundle's HttpCacheListener.
  * - onKernelController: with `etag`/`lastModified` in the `cache` option, computes them (functions may
  *   be async) and, when a GET/HEAD request's `If-None-Match`/`If-Modified-Since` still match, replaces
- *   the controller by one answering `304 Not Modified` — the real controller does not run.
+ *   the controller by one answering `304 Not Modified` — the real controller does not run — and stops
+ *   kernel.controller there.
  * - onKernelResponse: for statuses 200, 203, 300, 301, 302, 304, 404, 410, applies the option:
  *   `s-maxage`, `max-age`, `must-revalidate`, `max-stale`, `stale-while-revalidate`, `stale-if-error`
  *   (each only when the response has none), `Expires`, `Vary`, `public`/`private`, `Last-Modified`,
@@ -156,6 +157,8 @@ function validate(event: ControllerEvent, etag: string | undefined, lastModified
   if (tag !== null) request.attributes.set(ETAG_ATTRIBUTE, tag);
   if (request.isMethodCacheable() && validatorsMatch(request, tag, modified)) {
     event.setController(notModifiedController(tag, modified));
+    // As Sensio's: the listeners after it (TemplateListener, an application's) are not called for a 304.
+    event.stopPropagation();
   } else if (modified !== null) {
     request.attributes.set(LAST_MODIFIED_ATTRIBUTE, modified);
   }

@@ -369,7 +369,8 @@ test('RequestEvent.fail ends the request like a throw: remaining request listene
     assert.deepEqual(calls, ['response']);
     if (debug) {
       assert.deepEqual(request.trace!.map((c) => c.listener), ['A::fail', 'Test::render', 'A::resp']);
-      assert.ok(!lines.some((l) => l.includes('stopped propagation')), 'a failure is not a stopped propagation');
+      assert.ok(!lines.some((l) => l.includes('A::fail') && l.includes('stopped propagation')), 'a failure is not a stopped propagation');
+      assert.ok(!lines.some((l) => l.includes('was not called')), 'nor are the listeners it skips "not called" in the log');
     }
   }
   const t = errorToResponse(emptyHookTable());
@@ -583,4 +584,48 @@ test('regression: a template render function or a security predicate answering a
     assert.equal(guarded.status, 200, `debug ${debug}`);
     assert.equal(await guarded.text(), 'let in');
   }
+});
+
+test('stopPropagation() on any hook skips the listeners after it, sync or async, and the kernel goes on to its next step', async () => {
+  for (const debug of [false, true]) {
+    for (const asynchronous of [false, true]) {
+      const calls: string[] = [];
+      const t = emptyHookTable();
+      t['kernel.request'].push(listener('A::route', 'r', (e) => void e.request.attributes.set('_controller', () => { calls.push('controller'); return HttpResponse.text('ok'); })));
+      for (const hook of ['kernel.controller', 'kernel.controller_arguments', 'kernel.response', 'kernel.finish_request'] as const) {
+        t[hook].push(listener(`A::stop ${hook}`, 's', (e: { stopPropagation(): void }) => {
+          calls.push(`stop ${hook}`);
+          if (!asynchronous) return e.stopPropagation();
+          return tick().then(() => e.stopPropagation());
+        }) as never);
+        t[hook].push(listener(`A::skipped ${hook}`, 's', () => void calls.push(`skipped ${hook}`)) as never);
+      }
+      const response = await new HttpKernel(t, debug).handle(makeRequest(debug));
+      assert.equal(response.body, 'ok');
+      assert.deepEqual(calls, ['stop kernel.controller', 'stop kernel.controller_arguments', 'controller', 'stop kernel.response', 'stop kernel.finish_request'], `debug ${debug}, async ${asynchronous}`);
+    }
+  }
+});
+
+test('debug: a stopped hook logs Symfony\'s "stopped propagation" line, and "was not called" for each listener it skipped', async () => {
+  const lines: string[] = [];
+  const request = makeRequest(true, lines);
+  const t = emptyHookTable();
+  t['kernel.request'].push(listener('A::answer', 'r', (e) => e.setResponse(HttpResponse.text('early'))));
+  t['kernel.request'].push(listener('A::second', 'r', () => {}));
+  t['kernel.request'].push(listener('A::third', 'r', () => {}));
+  t['kernel.response'].push(listener('A::last', 'r', (e) => e.stopPropagation()));
+  const response = await new HttpKernel(t, true).handle(request);
+  assert.equal(response.body, 'early');
+  const messages = lines.map((l) => (JSON.parse(l) as { message: string }).message);
+  assert.deepEqual(messages, [
+    'Notified event "kernel.request" to listener "A::answer".',
+    'Listener "A::answer" stopped propagation of the event "kernel.request".',
+    'Listener "A::second" was not called for event "kernel.request".',
+    'Listener "A::third" was not called for event "kernel.request".',
+    'Notified event "kernel.response" to listener "A::last".',
+    // The last listener stopping is a stop all the same, as Symfony's WrappedListener records it.
+    'Listener "A::last" stopped propagation of the event "kernel.response".',
+  ]);
+  assert.deepEqual(request.trace!.map((c) => c.listener), ['A::answer', 'A::last']);
 });

@@ -294,3 +294,23 @@ test('regression: a converter returning a thenable whose then() returns nothing 
     process.off('uncaughtException', onUncaught);
   }
 });
+
+test('regression: the cache option\'s 304 still called the kernel.controller listeners after HttpCacheListener; Sensio\'s stops propagation there', async () => {
+  for (const debug of [false, true]) {
+    const called: string[] = [];
+    const { app, lines } = testApp({
+      debug,
+      env: debug ? 'dev' : 'prod',
+      routes,
+      listeners: [{ hook: 'kernel.controller', listener: { id: 'App::afterCache', role: 'audit', priority: -10, call: (e) => void called.push(String(e.request.attributes.get('_route'))) } }],
+    });
+    assert.equal((await send(app, '/etag')).status, 200);
+    assert.deepEqual(called, ['etag'], `debug ${debug}: called for the 200`);
+    assert.equal((await send(app, '/etag', { headers: { 'if-none-match': '"v1"' } })).status, 304);
+    assert.deepEqual(called, ['etag'], `debug ${debug}: not called for the 304`);
+    if (debug) {
+      assert.ok(lines.some((l) => l.includes('Listener "HttpCacheListener::onKernelController" stopped propagation of the event "kernel.controller".')), 'the stop is logged');
+      assert.ok(lines.some((l) => l.includes('Listener "TemplateListener::onKernelController" was not called for event "kernel.controller".')), 'TemplateListener is skipped too');
+    }
+  }
+});
