@@ -1,4 +1,4 @@
-import type { KernelRequest } from '../http/request.ts';
+import { normalizeQueryString, type KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
 import { encodeLocationChar, headerText, UNSAFE_LOCATION_CHAR } from '../http/url-encode.ts';
 import type { ExceptionEvent, FinishRequestEvent, RequestEvent } from '../kernel/events.ts';
@@ -207,9 +207,17 @@ function redirectParameters(request: KernelRequest, path: string): Record<string
  */
 function urlRedirectAction(request: KernelRequest): HttpResponse {
   const host = request.getHost();
-  const qs = request.queryString;
+  const qs = redirectQuery(request.queryString);
   const location = (host ? request.getSchemeAndHttpHost() : '') + String(request.attributes.get('path')) + (qs ? `?${qs}` : '');
   return HttpResponse.redirect(location.replace(UNSAFE_LOCATION_CHAR, encodeLocationChar), 301);
 }
+/**
+ * urlRedirectAction's `$request->server->get('QUERY_STRING') ?: $request->getQueryString()`: the raw
+ * query, unless PHP reads it as false — `0` — when the normalised one (`0=`) is taken instead.
+ */
+function redirectQuery(raw: string): string {
+  return raw === '0' ? normalizeQueryString(raw) : raw;
+}
+
 // Named as Symfony's logs and profiles name it.
 Object.defineProperty(urlRedirectAction, 'name', { value: 'Symfony\\Bundle\\FrameworkBundle\\Controller\\RedirectController::urlRedirectAction' });

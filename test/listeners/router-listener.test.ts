@@ -256,3 +256,12 @@ test('regression: "Matched route" listed the path variables before _route and _c
   // The request attributes are filled in the same order (`attributes->add($parameters)`), as the profiler lists them.
   assert.match(await response.text(), /^_route,tab,source,_controller,id,_route_params\b/);
 });
+
+test('regression: the trailing-slash redirect of `/dir?0` kept `?0`; PHP reads the query `0` as false, so Symfony\'s RedirectController takes the normalised `0=`', async () => {
+  await assertRedirects(dirApp().app, [
+    ['/dir?0', 'http://localhost/dir/?0='],
+    ['/dir?00', 'http://localhost/dir/?00'],
+    ['/dir?0=', 'http://localhost/dir/?0='],
+    ['/dir?', 'http://localhost/dir/'],
+  ]);
+});
