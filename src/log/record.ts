@@ -19,9 +19,9 @@ export interface LogRecord {
 
 /**
  * PSR-3 interpolation as Monolog 2's PsrLogMessageProcessor does it (placeholderText says what each
- * value becomes). Placeholders are keys of `[A-Za-z0-9_.]`, the characters PSR-3 allows; one whose
- * key the context does not have (as an own field) or whose value is undefined, a symbol or a function
- * is left as written.
+ * value becomes). A placeholder is any context key in braces, as Monolog looks each key up whatever its
+ * characters (PSR-3's `[A-Za-z0-9_.]` is a recommendation); one whose key the context does not have (as
+ * an own field) or whose value is undefined, a symbol or a function is left as written.
  *
  * Whatever a placeholder prints is masked, wherever the message is shown (log stream, debug page,
  * profile), so callers may pass the context as logged: a secret-named key's value is masked, strings
@@ -88,9 +88,8 @@ function parseTemplate(message: string): string[] {
   let copied = 0;
   let open = message.indexOf('{');
   while (open >= 0) {
-    let end = open + 1;
-    while (end < message.length && isKeyChar(message.charCodeAt(end))) end++;
-    if (end === open + 1 || message.charCodeAt(end) !== 0x7d) {
+    const end = placeholderEnd(message, open);
+    if (end < 0) {
       open = message.indexOf('{', open + 1);
       continue;
     }
@@ -102,9 +101,22 @@ function parseTemplate(message: string): string[] {
   return parts;
 }
 
-/** `[A-Za-z0-9_.]` */
-function isKeyChar(c: number): boolean {
-  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2e;
+/** Longest placeholder key looked for: a message of many unclosed `{` is read in linear time. */
+const MAX_KEY_LENGTH = 256;
+
+/**
+ * Where the placeholder opened at `open` closes, or -1. Monolog looks up `'{' . $key . '}'` for every
+ * context key, whatever its characters (`{user-id}`, `{order id}`, `{}`), so a key is anything up to the
+ * next `}` without another `{` in between.
+ */
+function placeholderEnd(message: string, open: number): number {
+  const limit = Math.min(message.length, open + 2 + MAX_KEY_LENGTH);
+  for (let i = open + 1; i < limit; i++) {
+    const c = message.charCodeAt(i);
+    if (c === 0x7d) return i;
+    if (c === 0x7b) return -1;
+  }
+  return -1;
 }
 
 /**

@@ -234,3 +234,13 @@ test('regression: NaN and Infinity in a log context were written as null, where 
     assert.match(message, /ratio array\["NaN",1\.5\]/, format);
   }
 });
+
+test('regression: a placeholder whose key has a character outside [A-Za-z0-9_.] (`{user-id}`, `{order id}`) was left as written; Monolog fills any context key', () => {
+  const context = { 'user-id': 7, 'order id': 'A-1', '': 'empty key', 'a:b': true, 'api-token': CANARY };
+  assert.equal(interpolate('{user-id} {order id} {} {a:b} {api-token}', context), `7 A-1 empty key 1 ***`);
+  // Keys with a brace cannot be told from the text around them; unknown keys stay as written.
+  assert.equal(interpolate('{{user-id}} {missing-key} {open', context), '{7} {missing-key} {open');
+  // Many unclosed braces are read in linear time and stay as they are.
+  const unclosed = '{'.repeat(50_000) + 'x';
+  assert.equal(interpolate(unclosed, context), unclosed);
+});
