@@ -13,8 +13,8 @@ const esc = escapeHtml;
 
 export { rawUrlEncode };
 
-/** `X-Debug-Exception` carries at most this many characters of the message (Symfony ≥ 5.4.42). */
-const MAX_HEADER_MESSAGE = 2000;
+/** `X-Debug-Exception` carries at most this many UTF-8 bytes of the message (Symfony ≥ 5.4.42). */
+const MAX_HEADER_MESSAGE_BYTES = 2000;
 const PROBLEM_TYPE = 'https://tools.ietf.org/html/rfc2616#section-10';
 
 /**
@@ -55,11 +55,33 @@ export function renderError(error: Error, request: KernelRequest, debug: boolean
     } catch {
       // keep "unknown"
     }
-    response.headers.set('x-debug-exception', rawUrlEncode(messageOf(error).slice(0, MAX_HEADER_MESSAGE)));
+    response.headers.set('x-debug-exception', rawUrlEncode(utf8Prefix(messageOf(error), MAX_HEADER_MESSAGE_BYTES)));
     response.headers.set('x-debug-exception-file', `${rawUrlEncode(file)}:${line}`);
   }
   response.headers.set('x-content-type-options', 'nosniff');
   return response;
+}
+
+/**
+ * The longest start of `text` whose UTF-8 form fits in `maxBytes` (a lone surrogate counts as the three
+ * bytes of the U+FFFD rawUrlEncode writes for it). HtmlErrorRenderer::render and
+ * SerializerErrorRenderer::render (5.4.42+) cut the message with `substr($message, 0, 2000)`, which
+ * counts bytes: cutting 2000 UTF-16 units instead let a message of CJK text or of a Latin-1 Referer
+ * make the header three times Symfony's bound (18 KB, past the 16 KB Node's and undici's parsers
+ * accept). Unlike substr, a character is never split, so the header always decodes.
+ */
+export function utf8Prefix(text: string, maxBytes: number): string {
+  if (text.length * 3 <= maxBytes) return text;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    const width = c < 0x80 ? 1 : c < 0x800 ? 2 : pair ? 4 : 3;
+    if (bytes + width > maxBytes) return text.slice(0, i);
+    bytes += width;
+    if (pair) i++;
+  }
+  return text;
 }
 
 /**

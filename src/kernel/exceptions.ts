@@ -314,7 +314,14 @@ export function toError(value: unknown): Error {
 /** The class name pages and logs show for an error. */
 export function classNameOf(error: unknown): string {
   if (error instanceof FrameworkError) return error.className;
-  if (isError(error)) return error.name && error.name !== 'Error' ? error.name : error.constructor?.name || 'Error';
+  if (isError(error)) {
+    // `name` is whatever a program assigned (a Symbol, an object whose toString throws); PHP's
+    // get_class is always a string, and every reader of this one (log line, page, profile) writes it.
+    const name: unknown = error.name;
+    if (typeof name === 'string' && name !== '' && name !== 'Error') return name;
+    const constructorName: unknown = error.constructor?.name;
+    return typeof constructorName === 'string' && constructorName !== '' ? constructorName : 'Error';
+  }
   return typeof error;
 }
 

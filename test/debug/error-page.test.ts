@@ -312,10 +312,61 @@ describe('X-Debug-* headers are always header-safe', () => {
     assert.equal(status, 500);
     const h = headers.get('x-debug-exception') ?? '';
     assert.match(h, HEADER_SAFE);
-    assert.equal(decode(h), nasty.slice(0, 2000).replace('\uD800', '\uFFFD'));
+    // 2000 UTF-8 bytes, as Symfony's substr: the emoji, U+2028 and the lone surrogate (U+FFFD) take 6 more than their 4 units.
+    assert.equal(decode(h), nasty.slice(0, 1994).replace('\uD800', '\uFFFD'));
     assert.match(headers.get('x-debug-exception-file') ?? '', HEADER_SAFE);
     assert.equal(headers.get('set-cookie'), null);
     assert.ok(body.includes('bad &#x1F600; &#x2028; &#xD800; '), 'characters beyond U+00FF as references; a lone surrogate shows as U+FFFD, as its UTF-8 would');
+  });
+});
+
+describe('X-Debug-Exception is cut as Symfony cuts it', () => {
+  test('regression: X-Debug-Exception kept 2000 characters, not Symfony\'s 2000 bytes: a CJK message or a Latin-1 Referer made it 18 KB, past what Node\'s and undici\'s parsers accept', async () => {
+    const cjk = '中'.repeat(3000);
+    const app = makeApp('dev', { routes: [{ name: 'cjk', path: '/cjk', controller: () => { throw new Error(cjk); } }] });
+    const own = (await app.get('/cjk')).headers.get('x-debug-exception') ?? '';
+    assert.match(own, HEADER_SAFE);
+    assert.equal(decode(own), '中'.repeat(666), '666 whole characters: 1998 bytes, and no character cut in two');
+    assert.equal(own.length, 666 * 9);
+
+    const referer = 'é'.repeat(3000);
+    const notFound = (await app.get('/nope', { referer })).headers.get('x-debug-exception') ?? '';
+    const message = decode(notFound);
+    assert.ok(new TextEncoder().encode(message).length <= 2000, `${new TextEncoder().encode(message).length} bytes`);
+    assert.ok(message.startsWith(`No route found for "GET ${ORIGIN}/nope" (from "ééé`), message.slice(0, 80));
+    assert.ok(notFound.length <= 6000, `${notFound.length} characters`);
+  });
+
+  test('an emoji at the 2000-byte boundary is left out whole, never split into an undecodable escape', async () => {
+    const message = 'a'.repeat(1998) + '😀';
+    const app = makeApp('dev', { routes: [{ name: 'edge', path: '/edge', controller: () => { throw new Error(message); } }] });
+    const h = (await app.get('/edge')).headers.get('x-debug-exception') ?? '';
+    assert.equal(decode(h), 'a'.repeat(1998));
+  });
+});
+
+describe('an error whose name is no string', () => {
+  test('regression: an error whose name is a Symbol (or an object whose toString throws) went unlogged and got a bare text 500 instead of its error page', async () => {
+    const symbolName = new Error('named by a symbol');
+    (symbolName as unknown as { name: unknown }).name = Symbol('weird');
+    const objectName = new TypeError('named by an object');
+    (objectName as unknown as { name: unknown }).name = { toString() { throw new Error('no name'); } };
+    const app = makeApp('dev', {
+      routes: [
+        { name: 'sym', path: '/sym', controller: () => { throw symbolName; } },
+        { name: 'obj', path: '/obj', controller: () => { throw objectName; } },
+      ],
+    });
+    for (const [path, message, cls] of [['/sym', 'named by a symbol', 'Error'], ['/obj', 'named by an object', 'TypeError']] as const) {
+      const { status, headers, body } = await app.get(path);
+      assert.equal(status, 500);
+      assert.equal(headers.get('content-type'), 'text/html; charset=UTF-8', path);
+      assert.ok(body.includes(`<!-- ${message} (500 Internal Server Error) -->`), path);
+      assert.equal(decode(headers.get('x-debug-exception')), message);
+      assert.ok(app.logs.some((l) => l.includes(`request.CRITICAL: Uncaught Exception ${cls}: "${message}"`)), `${path}: ${app.logs.filter((l) => l.includes('CRITICAL')).join('\n')}`);
+      assert.ok(!app.logs.some((l) => l.includes('Exception thrown when handling an exception')), path);
+      assert.ok(!app.logs.some((l) => l.includes('[unreadable')), `${path}: the context's exception is written too`);
+    }
   });
 });
 
