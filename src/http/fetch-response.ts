@@ -26,14 +26,16 @@ import type { HttpResponse } from './response.ts';
 export function toFetchResponse(response: HttpResponse): Response {
   const body = response.body;
   const status = response.status;
-  if (!DEFERRED || globalThis.Response !== NativeResponse || status < 200 || status > 599 || status === 205 || !(body === null || typeof body === 'string' || body instanceof Uint8Array)) {
+  if (!DEFERRED || globalThis.Response !== NativeResponse || !(status >= 200 && status <= 599 && Number.isInteger(status)) || status === 205 || !(body === null || typeof body === 'string' || body instanceof Uint8Array)) {
     return response.toFetch();
   }
   // Every line is one undici accepts: ResponseHeaders refuses other names and values where they are set.
   const lines = response.headers.lines();
   const empty = body === '' || response.isEmptyStatus();
-  // Bytes are copied as undici copies them: what the caller gets cannot change under it later.
-  const snapshot = empty || body === null ? null : typeof body === 'string' ? body : body.slice();
+  // Bytes are copied as undici copies them: what the caller gets cannot change under it later. Into a
+  // plain Uint8Array of their own: a Node Buffer's `slice()` is a view, often of the shared 8 KB pool,
+  // whose whole ArrayBuffer (other requests' bytes) `arrayBuffer()` would then hand out.
+  const snapshot = empty || body === null ? null : typeof body === 'string' ? body : new Uint8Array(body);
   return new DeferredResponse(status, snapshot, lines) as unknown as Response;
 }
 

@@ -347,6 +347,15 @@ function isOtherFetchResponse(value: unknown): value is Response {
   }
 }
 
+/** Cancels a stream no one will read; a locked one (its reader's to cancel) is left as it is. */
+function cancelQuietly(stream: ReadableStream<Uint8Array>): void {
+  try {
+    stream.cancel().catch(() => {});
+  } catch {
+    // a stream implementation that throws instead of rejecting: nothing more to do
+  }
+}
+
 /** The statuses Response::isRedirect accepts (201 too: Created carries a Location). */
 const REDIRECT_STATUSES = new Set([201, 301, 302, 303, 307, 308]);
 
@@ -542,9 +551,16 @@ export class HttpResponse {
   getContent(): string | false {
     return this.bodyText() ?? false;
   }
-  /** Response::setContent: null is the empty body. */
+  /**
+   * Response::setContent: null is the empty body. A stream it replaces is cancelled, so that its source
+   * (a file, an upstream `fetch`'s connection) stops and lets go: for a StreamedResponse, setContent(null)
+   * (what setNotModified calls) means its callback never runs (StreamedResponse::setContent), but a
+   * ReadableStream has started already, and one merely dropped stays open until it is collected.
+   */
   setContent(content: string | null): this {
+    const replaced = this.body;
     this.body = content ?? '';
+    if (typeof ReadableStream !== 'undefined' && replaced instanceof ReadableStream) cancelQuietly(replaced);
     return this;
   }
 
@@ -641,6 +657,8 @@ export class HttpResponse {
    * an init record would have done.
    */
   toFetch(): Response {
+    // `status` is a plain field: Fetch would truncate 200.5 to 200 where the Node adapter answers its 500.
+    if (!Number.isInteger(this.status)) assertStatus(this.status);
     const body = this.isEmptyStatus() ? null : this.body;
     const response = new Response(body === '' ? null : (body as BodyInit | null), this.status === 200 ? undefined : { status: this.status });
     this.headers.copyTo(response.headers);

@@ -90,7 +90,9 @@ export class ResponseListener {
         // StreamedResponseListener still treats it as the streamed response GET would get.
         if (response.isStreamed) request.attributes.set(STREAMED_ATTRIBUTE, true);
         else if (typeof response.body === 'string' || response.body instanceof Uint8Array) headBodies.set(response, response.body);
-        dropBody(response);
+        // A locked stream (a Fetch Response whose body was read) stays: every host refuses it with the
+        // 500 it gives GET, where an empty stream in its place answered HEAD with a 200 (CONTRACT §9).
+        if (!isLockedStream(response.body)) dropBody(response);
       }
     }
 
@@ -139,6 +141,11 @@ function byteLength(body: unknown): number | null {
   if (body instanceof Uint8Array) return body.byteLength;
   if (body === null) return 0;
   return null;
+}
+
+/** A stream no one but its reader can read: the hosts cannot send it. */
+function isLockedStream(body: unknown): boolean {
+  return body !== null && typeof body === 'object' && (body as { locked?: unknown }).locked === true;
 }
 
 /** Empties the body; a stream is cancelled so its source stops producing. */

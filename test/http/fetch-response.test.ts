@@ -259,3 +259,43 @@ test('a JS-level Node host writes the deferred response like a real one (@hono/n
     await new Promise((resolve) => server.close(resolve));
   }
 });
+
+test('regression: a Buffer body read with arrayBuffer() handed out the whole shared Buffer pool; it is a copy of its own bytes, as undici gives', async () => {
+  // Buffer.from of a short string is a view of Node's shared 8 KB pool, which holds other bytes of the process.
+  const other = Buffer.from('other-request-secret');
+  const body = Buffer.from('abc');
+  const deferred = toFetchResponse(new HttpResponse(body, 200));
+  const real = new HttpResponse(body, 200).toFetch();
+  body[0] = 0x7a;
+  const bytes = await deferred.arrayBuffer();
+  assert.equal(bytes.byteLength, 3, 'only the body, not the pool it was cut from');
+  assert.deepEqual([...new Uint8Array(bytes)], [...new Uint8Array(await real.arrayBuffer())], 'the bytes as they were when app.fetch returned');
+  assert.ok(!Buffer.from(bytes).includes(other));
+  const again = await toFetchResponse(new HttpResponse(Buffer.from('xyz'), 200)).bytes();
+  assert.equal(again.buffer.byteLength, 3);
+  assert.equal(Object.getPrototypeOf(again), Uint8Array.prototype, 'a Uint8Array, as undici’s bytes()');
+});
+
+test('regression: a status that is no integer (200.5, NaN) set on the response came back from app.fetch as it was, or truncated to 200; it gets the Node adapter\'s 500', async () => {
+  for (const status of [200.5, Number.NaN, 404.9]) {
+    const app = createApp({
+      env: 'prod',
+      debug: false,
+      logSink: () => {},
+      routes: [{ name: 'home', path: '/', methods: ['GET'], controller: () => HttpResponse.text('ok') }],
+      listeners: [
+        {
+          hook: 'kernel.response',
+          listener: listener<'kernel.response'>('test::status', 'sets a computed status', (event) => {
+            event.response.status = status;
+          }),
+        },
+      ],
+    });
+    const response = await app.fetch(new Request('http://localhost/'));
+    assert.equal(response.status, 500, String(status));
+    const built = HttpResponse.text('ok');
+    built.status = status;
+    assert.throws(() => built.toFetch(), /The HTTP status code ".*" is not valid\./, String(status));
+  }
+});

@@ -345,3 +345,34 @@ test('regression: a Response of another Fetch implementation (the undici package
   assert.equal(r.headers.get('x-made-by'), 'other');
   assert.equal(await r.text(), 'created elsewhere');
 });
+
+test('regression: a streamed response made a 304 by isNotModified left its stream open (If-None-Match: * held each source); the stream is cancelled, as a StreamedResponse callback never runs', async () => {
+  const cancelled: unknown[] = [];
+  const { app } = testApp({
+    routes: [
+      {
+        name: 'download',
+        path: '/download',
+        controller: (request) => {
+          const stream = new ReadableStream<Uint8Array>({
+            pull: (controller) => controller.enqueue(new Uint8Array(1024)),
+            cancel: (reason) => void cancelled.push(reason ?? 'cancelled'),
+          });
+          const response = HttpResponse.stream(stream, 200, { 'content-type': 'application/octet-stream' });
+          response.setEtag('v1');
+          response.isNotModified(request);
+          return response;
+        },
+      },
+    ],
+  });
+  const r = await send(app, '/download', { headers: { 'if-none-match': '*' } });
+  assert.equal(r.status, 304);
+  assert.equal(await r.text(), '');
+  assert.equal(cancelled.length, 1, 'the source was told to stop');
+  const replaced = new HttpResponse(new ReadableStream<Uint8Array>({ cancel: () => void cancelled.push('setContent') }));
+  replaced.setContent('text instead');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(cancelled.at(-1), 'setContent');
+  assert.equal(replaced.getContent(), 'text instead');
+});

@@ -270,3 +270,27 @@ test('regression: every 301 lost its Cache-Control; only RedirectResponse remove
   assert.equal(await cacheControl('/dropped'), null, 'ResponseHeaderBag::remove: none is sent');
   assert.equal(await cacheControl('/revalidated'), 'private, must-revalidate', 'Last-Modified computes it again');
 });
+
+test('regression: HEAD of a Fetch Response whose body was already read answered 200 where GET answers 500; HEAD gets GET\'s status', async () => {
+  const { app } = testApp({
+    env: 'prod',
+    debug: false,
+    logSink: () => {},
+    routes: [
+      {
+        name: 'read_already',
+        path: '/read-already',
+        controller: async () => {
+          const upstream = new Response(new ReadableStream<Uint8Array>({ start: (c) => { c.enqueue(encoder.encode('x')); c.close(); } }));
+          await upstream.text();
+          return upstream;
+        },
+      },
+    ],
+  });
+  const get = await send(app, '/read-already');
+  const head = await send(app, '/read-already', { method: 'HEAD' });
+  assert.equal(get.status, 500);
+  assert.equal(head.status, get.status);
+  assert.deepEqual([...head.headers], [...get.headers]);
+});
