@@ -17,6 +17,12 @@ const TEXTS: Record<number, string> = {
   507: 'Insufficient Storage', 508: 'Loop Detected', 510: 'Not Extended', 511: 'Network Authentication Required',
 };
 
+/** FlattenException's status text: an unknown status gets the error page's "Whoops" line. */
 export function statusText(code: number): string {
   return TEXTS[code] ?? 'Whoops, looks like something went wrong.';
+}
+
+/** RequestDataCollector's status text: '' for a status Response::$statusTexts does not know. */
+export function knownStatusText(code: number): string {
+  return TEXTS[code] ?? '';
 }

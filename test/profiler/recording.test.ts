@@ -291,3 +291,12 @@ describe('profiler recording', () => {
     assert.ok(toolbar.includes('data-irms-wdt="exception"'));
   });
 });
+
+test('regression: a profile of a status Symfony has no text for showed "Whoops, looks like something went wrong." as its status text; RequestDataCollector shows none', async () => {
+  const app = profiledApp({ routes: [
+    { name: 'odd', path: '/odd', controller: () => new HttpResponse('odd', 299) },
+    { name: 'teapot', path: '/teapot', controller: () => new HttpResponse('short and stout', 418) },
+  ] });
+  assert.equal((await profileOf(app, await get(app, '/odd'))).statusText, '');
+  assert.equal((await profileOf(app, await get(app, '/teapot'))).statusText, 'I\'m a teapot');
+});

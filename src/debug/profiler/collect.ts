@@ -11,7 +11,7 @@ import type { AppServices } from '../../app/services.ts';
 import type { KernelRequest } from '../../http/request.ts';
 import type { HttpResponse } from '../../http/response.ts';
 import { HTTP_TOKEN } from '../../http/cookies.ts';
-import { statusText } from '../../http/status.ts';
+import { knownStatusText } from '../../http/status.ts';
 import { defineOwn } from '../../security/mask.ts';
 import { isoStringOf } from '../error-page/iso-date.ts';
 import { isSecretName, isSecretParameter, maskHeaders, maskToken, parseSetCookie, sanitize, sanitizeFields, sanitizeRecord, scrubStoredText, truncate, MASK } from './mask.ts';
@@ -112,7 +112,7 @@ function build(services: AppServices, request: KernelRequest, response: HttpResp
     method: attempt(() => request.method, request.realMethod),
     url: truncate(url, 8192),
     status: response.status,
-    statusText: statusText(response.status),
+    statusText: knownStatusText(response.status),
     route: typeof route === 'string' ? route : null,
     controller,
     durationMs: round(responseReadyMs(request.trace, recording.durationMs)),
