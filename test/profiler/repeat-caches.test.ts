@@ -84,9 +84,9 @@ describe('caches of repeated request data', () => {
     }
   });
 
-  test('log message templates: interpolation as the regular expression did it; the cache is bounded', () => {
+  test('log message templates: interpolation as a regular expression for Monolog\'s any-key placeholders does it; the cache is bounded', () => {
     const reference = (message: string, context: Record<string, unknown>) =>
-      message.replace(/\{([A-Za-z0-9_.]+)\}/g, (whole, key: string) => {
+      message.replace(/\{([^{}]{0,256})\}/g, (whole, key: string) => {
         const v = context[key];
         if (v === null || v === undefined) return v === null ? '' : whole;
         if (!Object.hasOwn(context, key)) return whole;
