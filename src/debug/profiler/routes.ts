@@ -6,6 +6,7 @@ import { HttpResponse } from '../../http/response.ts';
 import { HttpException, NotFoundHttpException } from '../../kernel/exceptions.ts';
 import type { RouteDefinition } from '../../routing/route.ts';
 import { renderError } from '../error-renderer.ts';
+import { workingDirectory } from '../error-page/host-fs.ts';
 import { renderToolbar } from '../toolbar/toolbar.ts';
 import { isToken, type Profile, type ProfiledException } from './profile.ts';
 import type { Profiler } from './profiler.ts';
@@ -64,13 +65,74 @@ function buildUrls(services: AppServices): ProfilerUrls {
   };
 }
 
-/** Rebuilds a stored exception chain as errors the error renderer understands (class, status, stack kept). */
-function rebuildError(e: ProfiledException, depth = 0): Error {
-  const previous = e.previous && depth < 32 ? rebuildError(e.previous, depth + 1) : undefined;
-  const error = new HttpException(e.status, e.message, previous);
+/**
+ * A stored status the error renderer can answer with, else 500. The profile may come from a shared
+ * directory (another version of the app, a hand edit): a status outside 100–599 made the renderer's
+ * response throw, and the exception page a 500. Symfony renders this page's body alone
+ * (ExceptionPanelController::body, HtmlErrorRenderer::getBody), so no stored status can break it.
+ */
+function renderableStatus(status: number): number {
+  return Number.isInteger(status) && status >= 100 && status < 600 ? status : 500;
+}
+
+/**
+ * Rebuilds a stored exception chain as errors the error renderer understands (class, status, stack
+ * kept, less the frames storedFrameLine refuses).
+ */
+function rebuildError(e: ProfiledException, sources: SourceBounds, depth = 0): Error {
+  const previous = e.previous && depth < 32 ? rebuildError(e.previous, sources, depth + 1) : undefined;
+  const error = new HttpException(renderableStatus(e.status), e.message, previous);
   Object.defineProperty(error, 'className', { value: e.class });
-  error.stack = e.stack || `${e.class}: ${e.message}`;
+  error.stack = e.stack ? storedStack(e.stack, sources) : `${e.class}: ${e.message}`;
   return error;
+}
+
+/** Where the source excerpts of a page rebuilt from a profile may be read: the project, less the store's directory. */
+interface SourceBounds {
+  root: string;
+  storeDir: string | null;
+}
+
+function sourceBounds(profiler: Profiler): SourceBounds {
+  const root = workingDirectory();
+  const dir = (profiler.store as { dir?: unknown }).dir;
+  const storeDir = typeof dir !== 'string' || dir === '' ? null : dir.startsWith('/') ? dir : `${root}/${dir}`;
+  return { root, storeDir: storeDir === null ? null : storeDir.replace(/\/+$/, '') };
+}
+
+const FRAME_FILE = /^\s*at (?:async )?(?:.*? \()?(.*?):\d+:\d+\)?$/;
+
+/**
+ * The stored stack without the frames whose file the page must not read. A profile is a file in a
+ * directory others may write to (a shared `file:` store): a frame naming `/home/app/.env:2` or
+ * `/proc/self/environ:1` made the rebuilt exception page show that file's lines, one by one. Kept:
+ * frames of the project (no dot-segment, as ProfilerController::openAction refuses, and none in the
+ * store's directory, where a planted script's source map could name any file) and of the host
+ * (`node:`, `ext:`, URLs), which are never read.
+ */
+function storedStack(stack: string, sources: SourceBounds): string {
+  const lines = stack.split('\n');
+  const kept = lines.filter((line) => {
+    const frame = FRAME_FILE.exec(line);
+    return frame === null || readableSource(frame[1]!, sources);
+  });
+  return kept.length === lines.length ? stack : kept.join('\n');
+}
+
+function readableSource(file: string, { root, storeDir }: SourceBounds): boolean {
+  let path = file;
+  if (path.startsWith('file://')) {
+    try {
+      path = decodeURIComponent(new URL(path).pathname);
+    } catch {
+      return false;
+    }
+  } else if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path === '<anonymous>' || path === 'native') {
+    return true;
+  }
+  if (root === '' || !path.startsWith(`${root}/`)) return false;
+  if (storeDir !== null && (path === storeDir || path.startsWith(`${storeDir}/`))) return false;
+  return !path.slice(root.length).split(/[\\/]/).some((segment) => segment.startsWith('.'));
 }
 
 /**
@@ -220,8 +282,10 @@ export function profilerRoutes(getServices: () => AppServices): RouteDefinition[
     }
     if (!profile) return notFoundPage(urls, token, noProfiles);
     const requested = forced ?? request.query.get('panel');
-    const panel = typeof requested === 'string' && requested !== '' ? requested : profile.exception ? 'exception' : 'request';
-    if (!isPanel(panel)) throw new NotFoundHttpException(`Panel "${panel}" is not available for token "${token}".`);
+    // As ProfilerController::panelAction: only an absent `panel` picks the default; `?panel=` names
+    // no collector (404). The message names the profile's own token, also when asked for `latest`.
+    const panel = typeof requested === 'string' ? requested : profile.exception ? 'exception' : 'request';
+    if (!isPanel(panel)) throw new NotFoundHttpException(`Panel "${panel}" is not available for token "${profile.token}".`);
     return profilePage(services, urls, request, profile, panel);
   }
 
@@ -234,7 +298,7 @@ export function profilerRoutes(getServices: () => AppServices): RouteDefinition[
       const n = nonce();
       return page(renderPage({ title: 'No exception', urls, nonce: n, profile, panel: 'exception', content: '<h2>Exception</h2><p class="pf-empty">No exception was thrown and caught during the request.</p>' }), n);
     }
-    const rendered = renderError(rebuildError(profile.exception), replayRequest(profile, request), services.config.debug);
+    const rendered = renderError(rebuildError(profile.exception, sourceBounds(profiler)), replayRequest(profile, request), services.config.debug);
     const body = rendered.bodyText() ?? '';
     // The error page is shown as the visitor saw it, sandboxed: its scripts run in an opaque origin.
     return new HttpResponse(body, 200, {

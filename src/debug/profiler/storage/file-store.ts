@@ -558,9 +558,11 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     const c = fs.constants;
     let handle: Awaited<ReturnType<Fs['open']>>;
     try {
-      handle = await fs.open(this.indexPath, c.O_WRONLY | c.O_APPEND | c.O_CREAT | (c.O_NOFOLLOW ?? 0), 0o666);
+      // O_NONBLOCK: opening a FIFO for writing would otherwise wait for a reader; without one it fails
+      // with ENXIO, and the FIFO is replaced like a symlink.
+      handle = await fs.open(this.indexPath, c.O_WRONLY | c.O_APPEND | c.O_CREAT | (c.O_NOFOLLOW ?? 0) | (c.O_NONBLOCK ?? 0), 0o666);
     } catch (error) {
-      if (errorCode(error) === 'ELOOP') return false;
+      if (errorCode(error) === 'ELOOP' || errorCode(error) === 'ENXIO') return false;
       throw error;
     }
     try {
@@ -633,18 +635,27 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     return read;
   }
 
+  /** What an absent (or unusable) index reads as. */
+  private noIndex(): IndexView {
+    this.view = null;
+    return { ino: -1, size: 0, tail: new Uint8Array(0), summaries: [], tokens: new Set(), bytes: 0 };
+  }
+
   private async readIndexNow(fs: Fs): Promise<IndexView> {
     const c = fs.constants;
     let handle: Awaited<ReturnType<Fs['open']>>;
     try {
-      handle = await fs.open(this.indexPath, c.O_RDONLY | (c.O_NOFOLLOW ?? 0));
+      // O_NONBLOCK: a FIFO planted as the index would block this open for ever, and every index
+      // read queued behind it (searches, `latest`, each batch's drain under the lock).
+      handle = await fs.open(this.indexPath, c.O_RDONLY | (c.O_NOFOLLOW ?? 0) | (c.O_NONBLOCK ?? 0));
     } catch (error) {
       if (errorCode(error) !== 'ENOENT' && errorCode(error) !== 'ELOOP') throw error;
-      this.view = null;
-      return { ino: -1, size: 0, tail: new Uint8Array(0), summaries: [], tokens: new Set(), bytes: 0 };
+      return this.noIndex();
     }
     try {
       const stat = await handle.stat();
+      // Not a regular file (a FIFO, a device): read as empty, replaced by the next write (appendIndex).
+      if (!stat.isFile()) return this.noIndex();
       let view = this.view;
       const unchanged = view !== null && view.ino === stat.ino && stat.size >= view.size && sameBytes(await readBytes(handle, view.size - view.tail.length, view.tail.length), view.tail);
       if (!unchanged || view === null) view = { ino: stat.ino, size: 0, tail: new Uint8Array(0), summaries: [], tokens: new Set(), bytes: 0 };
@@ -676,13 +687,8 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
   async read(token: string): Promise<Profile | null> {
     if (!isToken(token)) return null;
     const fs = await this.fs();
-    let text: string;
-    try {
-      text = await fs.readFile(this.profilePath(token), 'utf8');
-    } catch {
-      return null;
-    }
-    if (!text) return null; // a reservation: pending
+    const text = await this.readRegularFile(fs, this.profilePath(token));
+    if (!text) return null; // missing, no regular file, or a reservation: pending
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -691,6 +697,29 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     }
     // A file that is JSON but no profile of this token is as good as a missing one.
     return isProfile(value) && value.token === token ? value : null;
+  }
+
+  /**
+   * A profile file's text; null when it is missing or no regular file. Opened non-blocking: a FIFO
+   * planted under a token's name (anyone who can create entries in a shared directory can) would
+   * otherwise block the open, and with it one of libuv's four pool threads, for ever: four page views
+   * stopped every file operation of the process. A device (a symlink to /dev/zero) is not read either.
+   */
+  private async readRegularFile(fs: Fs, path: string): Promise<string | null> {
+    let handle: Awaited<ReturnType<Fs['open']>>;
+    try {
+      handle = await fs.open(path, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+    } catch {
+      return null;
+    }
+    try {
+      if (!(await handle.stat()).isFile()) return null;
+      return await handle.readFile('utf8');
+    } catch {
+      return null;
+    } finally {
+      await handle.close().catch(() => {});
+    }
   }
 
   async isPending(token: string): Promise<boolean> {

@@ -107,8 +107,28 @@ const summary = shape({
   bytes: optional(number),
 });
 
+/**
+ * How deep a stored profile may nest. A collected one stays far below: its values are cut at depth 8
+ * (mask.ts) and its exception chain at 32 (exceptionChain). A file nested thousands deep parses, but
+ * every JSON.stringify of it overflows the stack: its JSON answer, its Security panel and the toolbar
+ * answered 500.
+ */
+const MAX_NESTING = 128;
+
+/** Whether no array or object in `value` lies deeper than `max` (iterative: the depth is the input). */
+function nestsWithin(value: unknown, max: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [v, depth] = pending.pop()!;
+    if (depth > max) return false;
+    const children = Array.isArray(v) ? v : isRecord(v) ? Object.values(v) : [];
+    for (const child of children) if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
+  }
+  return true;
+}
+
 export function isProfile(value: unknown): value is Profile {
-  return profile(value);
+  return profile(value) && nestsWithin(value, MAX_NESTING);
 }
 
 export function isProfileSummary(value: unknown): value is ProfileSummary {

@@ -5,7 +5,7 @@ import { relativeTo, workingDirectory } from '../../error-page/host-fs.ts';
 import { isAnonymousMember, type Profile, type ProfiledException, type ProfiledLogRecord } from '../profile.ts';
 import { esc, formatBytes, formatMs, jsonBlock, kvTable } from './common.ts';
 import type { PanelName, ProfilerUrls } from './layout.ts';
-import { groupByHook, HOOK_COLORS, renderWaterfall } from './waterfall.ts';
+import { groupByHook, HOOK_COLORS, largest, renderWaterfall } from './waterfall.ts';
 
 export interface RouteExplanationRow {
   name: string;
@@ -193,7 +193,7 @@ ${dropped}`;
 }
 
 function eventsPanel(profile: Profile): string {
-  const max = Math.max(0.001, ...profile.events.map((c) => c.durationMs));
+  const max = largest(profile.events.map((c) => c.durationMs), 0.001);
   // Hooks in the order they were first called (an error skips some and adds kernel.exception).
   const sections = groupByHook(profile.events).map(({ hook, calls }) => {
     const total = calls.reduce((s, c) => s + c.durationMs, 0);

@@ -60,6 +60,23 @@ function niceStep(total: number, ticks: number): number {
   return 10 * pow;
 }
 
+/**
+ * The largest of the values and `floor`, in a loop: `Math.max(...values)` throws a RangeError past
+ * about 120,000 arguments, and a profile file in a shared directory may hold that many calls.
+ */
+export function largest(values: readonly number[], floor: number): number {
+  let max = floor;
+  for (const v of values) if (v > max) max = v;
+  return max;
+}
+
+/**
+ * At most this many ticks: niceStep's step gives nine at most. A hand-edited profile whose times sum
+ * past Number.MAX_VALUE (an infinite step) or underflow to 0 (a zero step) would otherwise add ticks
+ * for ever and hang the process on one page view.
+ */
+const MAX_TICKS = 12;
+
 function axisLabel(ms: number, step: number): string {
   if (ms === 0) return '0';
   if (step >= 1000) return `${+(ms / 1000).toFixed(2)} s`;
@@ -80,7 +97,7 @@ export function renderWaterfall(profile: Profile): string {
     const group: WaterfallGroup = { hook: 'controller', calls: [controller], startMs: controller.startMs, endMs: controller.startMs + controller.durationMs };
     groups.splice(at < 0 ? groups.length : at, 0, group);
   }
-  let total = Math.max(profile.durationMs, ...events.map((c) => c.startMs + c.durationMs));
+  let total = largest(events.map((c) => c.startMs + c.durationMs), profile.durationMs ?? 0);
   if (!(total > 0)) total = 1;
 
   const width = 1100;
@@ -125,7 +142,7 @@ export function renderWaterfall(profile: Profile): string {
 
   const step = niceStep(total, 8);
   const axis: string[] = [];
-  for (let t = 0; t <= total + 1e-9; t += step) {
+  for (let i = 0, t = 0; i < MAX_TICKS && t <= total + 1e-9; i++, t = i * step) {
     const tx = x(t).toFixed(1);
     axis.push(`<line x1="${tx}" y1="${top - 6}" x2="${tx}" y2="${height - 6}" stroke="#e5e7eb"/><text class="pf-wf-axis" x="${tx}" y="${top - 10}" text-anchor="middle">${esc(axisLabel(t, step))}</text>`);
   }
