@@ -37,9 +37,10 @@ export interface RequestSource {
   /** Optional: true when the host knows there is no body at all (a Fetch GET or HEAD), so nothing need be checked. */
   hasNoBody?(): boolean;
   /**
-   * Optional: keep the headers readable after the response is sent. A host may close its request
-   * then (Deno does for a request that asks for an upgrade); the profiler calls this before the
-   * response leaves, because it reads the request again in kernel.terminate.
+   * Optional: keep the headers and the peer address readable after the response is sent. A host may
+   * close its request then (Deno 2.9 closes every request: its handler info no longer answers the peer
+   * address, and the headers of a request that asks for an upgrade go too); the profiler calls this
+   * before the response leaves, because it reads the request again in kernel.terminate.
    */
   retain?(): void;
 }
@@ -262,18 +263,28 @@ export interface DenoConnectionOptions {
 export interface DenoConnectionInfo extends ConnectionInfo {
   /** True once the body read outlasted its deadline: the host answers 408. */
   readonly timedOut: boolean;
+  /**
+   * Asks Deno for the peer address now and keeps it. Deno 2.9 closes every request once its response
+   * is sent (not only an upgraded one): `info.remoteAddr` then throws `TypeError: Request closed`, so
+   * whatever reads the client's address after the response (kernel.terminate) needs it kept before.
+   */
+  retain(): void;
 }
 
 class DenoConnection implements DenoConnectionInfo {
   readonly wholeBody = true;
   timedOut = false;
+  private peer: string | undefined;
   constructor(
     private readonly info: DenoServeInfo | undefined,
     readonly scheme?: 'http' | 'https',
     private readonly deadlines?: DenoConnectionOptions['bodyDeadlines'],
   ) {}
   get remoteAddress(): string {
-    return this.info?.remoteAddr?.hostname ?? '';
+    return (this.peer ??= this.info?.remoteAddr?.hostname ?? '');
+  }
+  retain(): void {
+    void this.remoteAddress;
   }
   bodyDeadline(read: Promise<Uint8Array | null>): Promise<Uint8Array | null> {
     return this.deadlines ? this.deadlines.watch(read, () => (this.timedOut = true)) : read;

@@ -38,10 +38,36 @@ export interface DenoServeHandlerOptions {
 }
 
 /** What the handler serves: an irms-web app, or any object with a Fetch handler. */
-type DenoApp = (Pick<App, 'respond'> | Pick<App, 'fetch'>) & { readonly config?: { readonly requestTimeoutMs?: number } };
+type DenoApp = (Pick<App, 'respond'> | Pick<App, 'fetch'>) & {
+  readonly config?: { readonly requestTimeoutMs?: number };
+  readonly kernel?: { readonly hooks?: { readonly 'kernel.terminate'?: readonly unknown[] } };
+};
+
+/**
+ * Whether the app runs kernel.terminate listeners: they run after Deno has the response, when Deno
+ * 2.9 has closed the request and no longer answers its peer address (DenoConnectionInfo.retain). Asked
+ * per request, as a listener may be inserted into the table after the handler was made.
+ */
+function terminates(app: DenoApp): boolean {
+  // Optional all the way: another object with a Fetch handler may have a `kernel` of its own.
+  return (app.kernel?.hooks?.['kernel.terminate']?.length ?? 0) > 0;
+}
 
 /** Node's limit on a request head (its default `--max-http-header-size`), over which it answers 431. */
 const MAX_HEAD_BYTES = 16 * 1024;
+
+/** The longest delay setTimeout takes (2^31-1 ms, about 24.8 days, as serve() clamps its shutdown deadline). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A deadline's delay as setTimeout takes it. A longer one (a requestTimeout of Infinity or past 24.8
+ * days) fires at once on Deno and after 1 ms on Node (with a TimeoutOverflowWarning each time): the
+ * check found the read still in time and armed the same delay again, a timer every millisecond for as
+ * long as a body was read. Waiting 24.8 days and checking again keeps such a deadline as good as none.
+ */
+function timerDelay(ms: number): number {
+  return Math.min(ms, MAX_TIMER_MS);
+}
 
 /**
  * The body reads under way and their deadlines, checked by one timer armed for the oldest read's
@@ -63,7 +89,7 @@ class BodyDeadlines {
     return new Promise((resolve, reject) => {
       const entry = { expires: performance.now() + this.ms, onTimeout, reject };
       this.reads.add(entry);
-      this.timer ??= setTimeout(this.expire, this.ms);
+      this.timer ??= setTimeout(this.expire, timerDelay(this.ms));
       read.then(
         (body) => {
           this.reads.delete(entry);
@@ -83,7 +109,7 @@ class BodyDeadlines {
     for (const entry of this.reads) {
       if (entry.expires > now) {
         // The oldest read still in time: the next check is at its deadline (not sooner than 100 ms).
-        this.timer = setTimeout(this.expire, Math.max(100, entry.expires - now));
+        this.timer = setTimeout(this.expire, timerDelay(Math.max(100, entry.expires - now)));
         return;
       }
       this.reads.delete(entry);
@@ -147,6 +173,7 @@ export function denoServeHandler(app: DenoApp, options: DenoServeHandlerOptions 
     // the headers itself (README, "Decisions").
     if (request.url.length > MAX_HEAD_BYTES) return refusal(431);
     const facts = denoConnectionInfo(info, connection);
+    if (terminates(app)) facts.retain();
     const response = respond(request, facts);
     // Only a response that waited can have waited for a body that did not arrive in time: the kernel
     // answered its 400 for the body cut off, the client gets Node's 408.

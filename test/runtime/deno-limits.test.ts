@@ -65,6 +65,40 @@ describe('deno adapter: what denoServeHandler enforces for Deno.serve', { timeou
     assert.equal(await echoed.text(), 'hello');
   });
 
+  test('regression: a requestTimeout past 24.8 days (Infinity) armed a timer every millisecond while a body was read', async () => {
+    // Counts the timers armed while one body stalls; each is cleared at the end (the test would wait for it).
+    const realSetTimeout = globalThis.setTimeout;
+    const armed: ReturnType<typeof setTimeout>[] = [];
+    const delays: number[] = [];
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    globalThis.setTimeout = ((callback: () => void, ms?: number) => {
+      delays.push(ms ?? 0);
+      const timer = realSetTimeout(callback, ms);
+      armed.push(timer);
+      return timer;
+    }) as typeof setTimeout;
+    try {
+      for (const requestTimeout of [Infinity, 2 ** 31, 3e9]) {
+        delays.length = 0;
+        const handler = denoServeHandler(schemeApp(), { batch: false, requestTimeout });
+        const request = new Request('http://localhost/echo', { method: 'POST', body: stalledBody('{"a":'), duplex: 'half' } as RequestInit);
+        // The body never comes: the answer stays pending, and only the deadline's timers are counted.
+        void handler(request, info);
+        await new Promise((resolve) => realSetTimeout(resolve, 200));
+        assert.ok(delays.length <= 2, `requestTimeout ${requestTimeout}: ${delays.length} timers in 200 ms (${delays.slice(0, 3).join(', ')}…)`);
+        assert.ok(delays.every((ms) => ms <= 2 ** 31 - 1), `requestTimeout ${requestTimeout}: delays ${delays.slice(0, 3).join(', ')}`);
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(warnings.filter((name) => name === 'TimeoutOverflowWarning'), []);
+    } finally {
+      globalThis.setTimeout = realSetTimeout;
+      process.off('warning', onWarning);
+      for (const timer of armed) clearTimeout(timer);
+    }
+  });
+
   test('regression: a request target over 16 KiB reached the app on Deno (Node refuses the head with 431)', async () => {
     let computed = 0;
     const app = { respond: () => (computed++, new Response('app')) };
