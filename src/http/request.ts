@@ -207,9 +207,10 @@ export class KernelRequest {
   /** The raw target: path and query exactly as sent (absolute-form reduced to its path and query). */
   get target(): string {
     const t = this.source.target;
-    if (t[0] === '/' || t === '*') return t;
+    if (t[0] === '/') return withoutFragment(t);
+    if (t === '*') return t;
     const scheme = t.indexOf('://');
-    return scheme < 0 ? '/' + t : absoluteFormTarget(t, scheme + 3);
+    return scheme < 0 ? '/' + withoutFragment(t) : absoluteFormTarget(t, scheme + 3);
   }
 
   /**
@@ -740,6 +741,16 @@ export class KernelRequest {
  * query). The authority ends at the first `/`, `?` or `#` (RFC 3986), so a `/` in the query of
  * `http://h?next=/admin` is not where the path starts; a missing path is `/`.
  */
+/**
+ * An origin-form target without its fragment, as Request::prepareRequestUri cuts it ("to only use path
+ * and query"): browsers send none, but a raw `GET /a#x` was routed as the path `/a#x` on Node (Deno's
+ * URL parser drops it).
+ */
+function withoutFragment(t: string): string {
+  const hash = t.indexOf('#');
+  return hash < 0 ? t : t.slice(0, hash);
+}
+
 function absoluteFormTarget(t: string, authorityStart: number): string {
   let end = authorityStart;
   while (end < t.length && t[end] !== '/' && t[end] !== '?' && t[end] !== '#') end++;

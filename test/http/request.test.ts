@@ -284,6 +284,21 @@ async function handleRaw(app: ReturnType<typeof pathApp>, init: Parameters<typeo
   return { status: response.status, location: response.headers.get('location'), body: response.bodyText() ?? '', debugException: decodeURIComponent(response.headers.get('x-debug-exception') ?? ''), tokenLink: response.headers.get('x-debug-token-link') };
 }
 
+test('regression: an origin-form target kept its fragment ("GET /file#x" was a 404 on Node, "/file?q=1#x" had the query "q=1#x"); Symfony\'s prepareRequestUri cuts it', async () => {
+  const app = pathApp();
+  const cases: [string, number, string][] = [
+    ['/file#x', 200, 'file '],
+    ['/file?q=1#x?y', 200, 'file q=1'],
+    ['/file#', 200, 'file '],
+    ['/#/file', 200, 'home '],
+  ];
+  for (const [target, status, body] of cases) {
+    const r = await handleRaw(app, { target });
+    assert.equal(r.status, status, target);
+    assert.equal(r.body, body, target);
+  }
+});
+
 test('regression: an absolute-form target took its path from the query ("GET http://localhost?x=/file" served /file)', async () => {
   const app = pathApp();
   const cases: [string, number, string][] = [
