@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toFetchResponse } from '../../src/http/fetch-response.ts';
 import { HttpResponse } from '../../src/http/response.ts';
-import { createApp } from '../../src/app/create-app.ts';
+import { createApp, type AnyListenerRegistration } from '../../src/app/create-app.ts';
 import { listener } from '../../src/kernel/hooks.ts';
 
 // On Node, app.fetch answers with a deferred Response (src/http/fetch-response.ts). Whatever a caller
@@ -170,21 +170,24 @@ test('bytes read from a deferred response are a copy: writing to them leaves the
   assert.deepEqual([...(source.body as Uint8Array)], [1, 2, 3]);
 });
 
-test('a kernel.terminate listener that changes the response after app.fetch returned does not change what the caller got', async () => {
-  const app = createApp({
+/** A production app whose `GET /` answers `ok`, with one listener of the test's. */
+function okApp(registration: AnyListenerRegistration) {
+  return createApp({
     env: 'prod',
     debug: false,
     logSink: () => {},
     routes: [{ name: 'home', path: '/', methods: ['GET'], controller: () => HttpResponse.text('ok') }],
-    listeners: [
-      {
-        hook: 'kernel.terminate',
-        listener: listener<'kernel.terminate'>('test::late', 'changes a sent response', (event) => {
-          event.response.headers.set('x-late', 'changed');
-          event.response.status = 500;
-        }),
-      },
-    ],
+    listeners: [registration],
+  });
+}
+
+test('a kernel.terminate listener that changes the response after app.fetch returned does not change what the caller got', async () => {
+  const app = okApp({
+    hook: 'kernel.terminate',
+    listener: listener<'kernel.terminate'>('test::late', 'changes a sent response', (event) => {
+      event.response.headers.set('x-late', 'changed');
+      event.response.status = 500;
+    }),
   });
   const response = await app.fetch(new Request('http://localhost/'));
   await new Promise((resolve) => setTimeout(resolve, 5));
@@ -278,19 +281,11 @@ test('regression: a Buffer body read with arrayBuffer() handed out the whole sha
 
 test('regression: a status that is no integer (200.5, NaN) set on the response came back from app.fetch as it was, or truncated to 200; it gets the Node adapter\'s 500', async () => {
   for (const status of [200.5, Number.NaN, 404.9]) {
-    const app = createApp({
-      env: 'prod',
-      debug: false,
-      logSink: () => {},
-      routes: [{ name: 'home', path: '/', methods: ['GET'], controller: () => HttpResponse.text('ok') }],
-      listeners: [
-        {
-          hook: 'kernel.response',
-          listener: listener<'kernel.response'>('test::status', 'sets a computed status', (event) => {
-            event.response.status = status;
-          }),
-        },
-      ],
+    const app = okApp({
+      hook: 'kernel.response',
+      listener: listener<'kernel.response'>('test::status', 'sets a computed status', (event) => {
+        event.response.status = status;
+      }),
     });
     const response = await app.fetch(new Request('http://localhost/'));
     assert.equal(response.status, 500, String(status));
