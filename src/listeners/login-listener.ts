@@ -57,6 +57,11 @@ export class LoginListener {
       if (redirectsToLogin(request, this.authenticator.loginPathOf(request))) {
         request.logger.info('security', 'Anonymous request to a route that requires login; redirecting to the login path.');
         event.setController(this.redirectToLogin);
+        // Nothing of the protected route runs for the redirect, as nothing does when Symfony's firewall
+        // denies at kernel.request (AccessListener, then ExceptionListener::startAuthentication): its
+        // converters ran the app's lookups for anonymous clients (a 404 for a missing id, the redirect for
+        // an existing one) and its `cache` option made the browser keep the redirect to the login page.
+        event.stopPropagation();
         return;
       }
       throw new UnauthorizedHttpException('Bearer', UNAUTHORIZED_MESSAGE);

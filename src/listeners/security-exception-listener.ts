@@ -29,9 +29,31 @@ export function createSecurityExceptionListener(authenticator: Authenticator): L
   return listener<'kernel.exception'>('ExceptionListener::onKernelException', 'security exception translation', (event: ExceptionEvent) => {
     for (const error of exceptionChain(event.throwable)) {
       if (error instanceof AuthenticationException) return handleAuthenticationException(event, authenticator, error);
-      if (error instanceof AccessDeniedException) return handleAccessDeniedException(event, authenticator, error);
+      if (error instanceof AccessDeniedException) {
+        const pending = settleToken(event, authenticator);
+        if (pending) return pending.then(() => handleAccessDeniedException(event, authenticator, error));
+        return handleAccessDeniedException(event, authenticator, error);
+      }
     }
   });
+}
+
+/**
+ * Settles the request's token before access denial reads it. ExceptionListener::handleAccessDeniedException
+ * asks the TokenStorage for the token, and TokenStorage::getToken first runs the initializer a lazy
+ * firewall left (LazyFirewallContext::__invoke): a GET denied before the controller (by a kernel.request
+ * listener) still sees the member of the session. Read as anonymous, a logged-in member was sent to the
+ * login page (or got a 401) instead of the 403. Authentication failing here leaves the request anonymous:
+ * the error being handled is still the one answered.
+ */
+function settleToken(event: ExceptionEvent, authenticator: Authenticator): void | Promise<void> {
+  const request = event.request;
+  try {
+    const pending = authenticator.authenticate(request);
+    if (pending) return pending.catch(() => undefined);
+  } catch {
+    // anonymous, as above
+  }
 }
 
 function handleAuthenticationException(event: ExceptionEvent, authenticator: Authenticator, error: AuthenticationException): void {

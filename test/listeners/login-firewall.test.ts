@@ -117,6 +117,31 @@ test('requiresLogin with a login path: HTML clients are redirected, JSON clients
   assert.equal((await send(app, '/account', { headers: { accept: 'application/json' } })).status, 401);
 });
 
+test('regression: the login redirect of a requiresLogin route ran its converters (a 404 told anonymous clients which ids exist) and kept its cache option (the browser cached the redirect)', async () => {
+  const orders = new Map([['1', { id: 1 }]]);
+  let lookups = 0;
+  const order: RouteDefinition = {
+    name: 'order',
+    path: '/orders/:order',
+    controller: (r) => HttpResponse.json(r.attributes.get('order')),
+    options: { requiresLogin: true, cache: { maxAge: 60 }, converters: { order: (id) => (lookups++, orders.get(String(id)) ?? null) } },
+  };
+  const { app } = setup({ loginPath: '/login', routes: [...routes, order] });
+  for (const id of ['1', '2']) {
+    const r = await send(app, `/orders/${id}`, { headers: { accept: 'text/html' } });
+    assert.equal(r.status, 302, id);
+    assert.equal(r.headers.get('location'), 'http://localhost/login', id);
+    assert.equal(r.headers.get('cache-control'), 'no-cache, private', id);
+  }
+  assert.equal(lookups, 0, 'no lookup for anonymous clients');
+  // A member still gets the converted value and the route's caching.
+  const sid = setCookies(await login(app, { member: '42', token: 'tok-42' })).get('IRMSSESSID')!.value;
+  const member = await send(app, '/orders/1', { headers: { cookie: `IRMSSESSID=${sid}` } });
+  assert.deepEqual(await member.json(), { id: 1 });
+  assert.match(member.headers.get('cache-control')!, /max-age=60/);
+  assert.equal((await send(app, '/orders/2', { headers: { cookie: `IRMSSESSID=${sid}` } })).status, 404);
+});
+
 test('regression: one global LOGIN_PATH sent anonymous API clients of a stateless firewall to the HTML login form; the entry point is per firewall', async () => {
   const { app } = setup({
     loginPath: '/login',

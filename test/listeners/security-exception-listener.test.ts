@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AccessDeniedException, AuthenticationException, HttpResponse, logIn, signMemberToken, type AppOptions, type RouteDefinition } from '../../src/index.ts';
-import { records, send, testApp } from '../pipeline/harness.ts';
+import { AccessDeniedException, AuthenticationException, HttpResponse, listener, logIn, MemorySessionStore, signMemberToken, type AppOptions, type RouteDefinition } from '../../src/index.ts';
+import { records, send, setCookies, testApp } from '../pipeline/harness.ts';
 
 /** Symfony's security ExceptionListener (kernel.exception, registered by the firewall for its requests). */
 const routes: RouteDefinition[] = [
@@ -88,4 +88,27 @@ test('debug: it is called first in kernel.exception when the firewall ran, and a
   assert.equal((await calls('/broken'))[0], 'ExceptionListener::onKernelException');
   assert.ok(!(await calls('/nowhere')).includes('ExceptionListener::onKernelException'));
   assert.ok(!(await calls('/open/denied')).includes('ExceptionListener::onKernelException'));
+});
+
+test('regression: a GET denied by a kernel.request listener sent a logged-in member to the entry point (the lazy firewall had not read the session yet); it is a 403', async () => {
+  const guard = listener<'kernel.request'>('App::guard', 'guard', (event) => {
+    if (event.request.pathInfo === '/guarded') throw new AccessDeniedException('Members of group X only.');
+  });
+  const { app } = testApp({
+    ...options,
+    routes: [...routes, { name: 'guarded', path: '/guarded', methods: ['GET', 'POST'], controller: () => HttpResponse.text('in') }],
+    sessionStore: new MemorySessionStore(),
+    environment: { APP_SECRET: 'exception-listener-secret', LOGIN_PATH: '/login' },
+    listeners: [{ hook: 'kernel.request', listener: guard }],
+  });
+  const cookie = `IRMSSESSID=${setCookies(await send(app, '/login', { method: 'POST' })).get('IRMSSESSID')!.value}`;
+  for (const method of ['GET', 'HEAD', 'POST']) {
+    const member = await send(app, '/guarded', { method, headers: { cookie, accept: 'text/html' } });
+    assert.equal(member.status, 403, method);
+    assert.equal(member.headers.get('location'), null, method);
+  }
+  // Anonymous requests still go to the entry point.
+  const anonymous = await send(app, '/guarded', { headers: { accept: 'text/html' } });
+  assert.equal(anonymous.status, 302);
+  assert.equal(anonymous.headers.get('location'), 'http://localhost/login');
 });
