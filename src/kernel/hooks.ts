@@ -128,6 +128,22 @@ function withPriority<H extends HookName>(l: Listener<H>, priority: number): Lis
   return l.idleFor ? { ...placed, idleFor: l.idleFor } : placed;
 }
 
+/**
+ * A hook's table with listeners one request registered (the firewall's ExceptionListener), each placed
+ * by its priority after the listeners of the same priority, as Symfony's dispatcher places a listener
+ * added during the request: an application listener placed above it still runs first.
+ */
+export function withRequestListeners<H extends HookName>(table: readonly Listener<H>[], added: readonly Listener<H>[]): Listener<H>[] {
+  const merged = table.slice();
+  for (const l of added) {
+    const priority = l.priority ?? 0;
+    let at = 0;
+    for (let i = 0; i < merged.length; i++) if ((merged[i].priority ?? 0) >= priority) at = i + 1;
+    merged.splice(at, 0, l);
+  }
+  return merged;
+}
+
 function findLastIndex<T>(list: T[], pred: (v: T) => boolean): number {
   for (let i = list.length - 1; i >= 0; i--) if (pred(list[i])) return i;
   return -1;

@@ -27,7 +27,7 @@ import {
   type EventOf,
   type HookName,
 } from './events.ts';
-import { isThenable, type HookTable, type Listener } from './hooks.ts';
+import { isThenable, withRequestListeners, type HookTable, type Listener } from './hooks.ts';
 
 /** The controller returned neither a response nor something a kernel.view listener could render. */
 export class ControllerDoesNotReturnResponseException extends FrameworkError {
@@ -176,7 +176,7 @@ export class HttpKernel {
   private handleThrowable(error: Error, request: KernelRequest): MaybePromise<HttpResponse> {
     const event = new ExceptionEvent(request, error);
     const added = request.exceptionListeners;
-    const pending = this.dispatch('kernel.exception', event, true, added === null ? undefined : [...added, ...this.hooks['kernel.exception']]);
+    const pending = this.dispatch('kernel.exception', event, true, added === null ? undefined : withRequestListeners(this.hooks['kernel.exception'], added));
     if (pending) return pending.then(() => this.afterException(request, event));
     return this.afterException(request, event);
   }

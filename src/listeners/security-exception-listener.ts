@@ -13,9 +13,15 @@ import { loginRedirect, redirectsToLogin } from '../security/entry-point.ts';
 import { FIREWALL_ATTRIBUTE, getMember } from '../security/member.ts';
 
 /**
+ * The priority the firewall registers its ExceptionListener at (Firewall::onKernelRequest): above the
+ * profiler and ErrorListener::logKernelException (0), below an application's listener placed higher.
+ */
+export const SECURITY_EXCEPTION_PRIORITY = 1;
+
+/**
  * Symfony's security ExceptionListener (Security\Http\Firewall), without an access-denied handler. The
- * firewall registers it for the requests it runs on (FirewallListener), ahead of the kernel.exception
- * table (Symfony's priority 1), so it is absent from requests no firewall with security saw: a routing
+ * firewall registers it for the requests it runs on (FirewallListener), placed in the kernel.exception
+ * table at Symfony's priority 1, so it is absent from requests no firewall with security saw: a routing
  * failure, `/_profiler`. It turns the security exceptions a controller or a listener throws (the
  * `security` and `isGranted` route options too) into HTTP errors:
  * - AuthenticationException: the entry point — a 302 to the firewall's login path for HTML clients —
@@ -35,7 +41,7 @@ export function createSecurityExceptionListener(authenticator: Authenticator): L
         return handleAccessDeniedException(event, authenticator, error);
       }
     }
-  });
+  }, SECURITY_EXCEPTION_PRIORITY);
 }
 
 /**

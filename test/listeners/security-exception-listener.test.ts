@@ -112,3 +112,24 @@ test('regression: a GET denied by a kernel.request listener sent a logged-in mem
   assert.equal(anonymous.status, 302);
   assert.equal(anonymous.headers.get('location'), 'http://localhost/login');
 });
+
+test('regression: an application kernel.exception listener placed above the firewall\'s ExceptionListener (priority 1) never saw a security exception; it answers first, as in Symfony', async () => {
+  for (const env of ['dev', 'prod'] as const) {
+    const seen: string[] = [];
+    const custom = listener<'kernel.exception'>('App::deniedAsJson', 'custom denial', (event) => {
+      seen.push(event.throwable.constructor.name);
+      if (event.throwable instanceof AccessDeniedException) event.setResponse(HttpResponse.json({ error: 'denied by the app' }, 403));
+    }, 10);
+    const below = listener<'kernel.exception'>('App::below', 'after the firewall', (event) => void seen.push(`below ${event.throwable.constructor.name}`), 0);
+    const { app } = testApp({ ...options, env, listeners: [{ hook: 'kernel.exception', listener: custom }, { hook: 'kernel.exception', listener: below }] });
+    const denied = await send(app, '/denied', { headers: json });
+    assert.equal(denied.status, 403, env);
+    assert.deepEqual(await denied.json(), { error: 'denied by the app' }, env);
+    assert.deepEqual(seen, ['AccessDeniedException'], `${env}: the listener placed higher ran first and ended the hook`);
+    seen.length = 0;
+    // A listener placed below the firewall's runs after it: it sees the HttpException the firewall made of the denial.
+    const anonymous = await send(app, '/unauthenticated', { headers: json });
+    assert.equal(anonymous.status, 401, env);
+    assert.deepEqual(seen, ['AuthenticationException', 'below HttpException'], env);
+  }
+});
