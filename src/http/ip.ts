@@ -59,8 +59,52 @@ function isMapped(bytes: number[]): boolean {
   return bytes.length === 16 && bytes[10] === 255 && bytes[11] === 255 && bytes.slice(0, 10).every((b) => b === 0);
 }
 
+/**
+ * Whether `value` is an address as PHP's filter_var(FILTER_VALIDATE_IP) accepts one, which Symfony's
+ * Request::normalizeAndFilterClientIps asks of each forwarded address: dotted decimal IPv4 without
+ * leading zeros, IPv6 without brackets or a zone (`fe80::1%eth0` is refused, so a forwarded value cannot
+ * carry text after a `%` into getClientIp). ext/filter/logical_filters.c, php_filter_validate_ip.
+ */
 export function isIp(value: string): boolean {
-  return addressBytes(value) !== null;
+  if (value.indexOf(':') >= 0) return isFilterIpv6(value);
+  return value.indexOf('.') >= 0 && isFilterIpv4(value);
+}
+
+const DOTTED_OCTET = /^(?:0|[1-9][0-9]{0,2})$/;
+
+/** _php_filter_validate_ipv4: four decimal octets, 0–255, no leading zero (it would read as octal). */
+function isFilterIpv4(value: string): boolean {
+  const parts = value.split('.');
+  return parts.length === 4 && parts.every((p) => DOTTED_OCTET.test(p) && Number(p) <= 255);
+}
+
+const HEX_GROUP = /^[0-9a-fA-F]{1,4}$/;
+
+/**
+ * _php_filter_validate_ipv6: hex groups of 1–4 digits, at most one `::` standing for at least one
+ * group, an optional dotted IPv4 tail counting as two groups; nothing else (no brackets, no zone).
+ */
+function isFilterIpv6(value: string): boolean {
+  let s = value;
+  let groups = 0;
+  const dot = s.indexOf('.');
+  if (dot >= 0) {
+    const tailStart = s.lastIndexOf(':', dot) + 1;
+    if (!isFilterIpv4(s.slice(tailStart)) || tailStart < 2) return false;
+    // The ':' before the tail belongs to it unless it is the second of a '::'.
+    s = s.slice(0, s[tailStart - 2] === ':' ? tailStart : tailStart - 1);
+    groups = 2;
+  }
+  const halves = s.split('::');
+  if (halves.length > 2) return false;
+  for (const half of halves) {
+    if (half === '') continue;
+    for (const group of half.split(':')) {
+      if (!HEX_GROUP.test(group)) return false;
+      groups++;
+    }
+  }
+  return halves.length === 2 ? groups < 8 : groups === 8;
 }
 
 /** A compiled list of trusted addresses and networks. `REMOTE_ADDR` trusts the direct peer, as Symfony. */

@@ -63,7 +63,7 @@ export class ParameterBag<V = unknown> {
     const v = this.get(key, fallback);
     if (typeof v === 'boolean') return v;
     if (typeof v !== 'string' && typeof v !== 'number') return false;
-    return TRUE_WORDS.has(String(v).trim().toLowerCase());
+    return TRUE_WORDS.has(filterTrim(String(v)).toLowerCase());
   }
   /** ParameterBag::getAlpha: the ASCII letters of the value (PCRE's `[:alpha:]`). */
   getAlpha(key: string, fallback = ''): string {
@@ -84,6 +84,16 @@ export class ParameterBag<V = unknown> {
 }
 
 const TRUE_WORDS = new Set(['1', 'true', 'on', 'yes']);
+/**
+ * What php_filter_boolean trims (PHP_FILTER_TRIM_DEFAULT, ext/filter/logical_filters.c): space, tab, CR,
+ * LF and VT only. String.prototype.trim also drops a form feed, a no-break space and other Unicode
+ * spaces, so `?admin=%C2%A0yes` was true where Symfony's getBoolean says false.
+ */
+const FILTER_BLANKS = /^[ \t\r\n\v]+|[ \t\r\n\v]+$/g;
+
+function filterTrim(s: string): string {
+  return s.replace(FILTER_BLANKS, '');
+}
 /** The numeric prefix PHP's `(int)` cast reads from a string (leading whitespace allowed, exponent included). */
 const NUMERIC_PREFIX = /^[ \t\n\r\v\f]*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/;
 
@@ -96,7 +106,10 @@ function phpInt(v: unknown): number {
     return prefix === null ? 0 : phpInt(Number(prefix[0].trim()));
   }
   if (Array.isArray(v)) return v.length ? 1 : 0;
-  return v !== null && typeof v === 'object' ? 1 : 0;
+  if (v === null || typeof v !== 'object') return 0;
+  // A JSON object or nested parameters is a PHP array there: `(int) []` is 0, so `{"page": {}}` reads 0.
+  const proto = Object.getPrototypeOf(v);
+  return (proto === null || proto === Object.prototype) && Object.keys(v).length === 0 ? 0 : 1;
 }
 
 /** PHP's string conversion of a scalar (`true` → `1`, `false`/null → ''); anything else is ''. */

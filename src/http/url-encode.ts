@@ -53,8 +53,10 @@ const PLUSES = /\+/g;
 /**
  * Not fatal: bytes that are no UTF-8 (`%E9`, a Latin-1 `é`) become U+FFFD. PHP keeps such bytes as they
  * are; a JS string cannot hold them, so here a value differs from PHP's only when PHP's is not UTF-8.
+ * ignoreBOM keeps an escaped byte-order mark (`%EF%BB%BF`) as the U+FEFF it is: the default decoder
+ * dropped it from the start of every run of escapes, so `%EF%BB%BF_method` was the name `_method`.
  */
-const utf8Lenient = new TextDecoder();
+const utf8Lenient = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Each run of valid `%XX` escapes decoded as UTF-8 bytes; the text between runs, and a stray `%`, kept. */
 function percentDecode(s: string): string {

@@ -4,17 +4,19 @@ import { decodeJsonLikePhp } from '../http/json-decode.ts';
 import type { RequestEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
 import { nullRecord } from '../http/null-record.ts';
+import { phpTrim } from '../http/header-utils.ts';
 
 const JSON_TYPES = new Set(['application/json', 'application/x-json']);
 const FORM = 'application/x-www-form-urlencoded';
 const MULTIPART = 'multipart/form-data';
-const lenientUtf8 = new TextDecoder();
+/** Keeps a leading byte-order mark: PHP reads a form body's first name with it (`\uFEFFa`, not `a`). */
+const lenientUtf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * The qandidate JsonRequestTransformerListener (symfony-reference.md §8), plus form bodies.
  *
- * `Content-Type` `application/json` or `application/x-json` (parameters after `;` allowed; the media
- * type is compared case-insensitively, RFC 9110): an empty body (or `0`) changes nothing; a JSON object
+ * `Content-Type` `application/json` or `application/x-json` (parameters after `;` allowed; compared
+ * case-sensitively, as Symfony's getFormat compares it): an empty body (or `0`) changes nothing; a JSON object
  * or array replaces the body parameters (arrays give keys `0`, `1`, ...); `null`/`true`/`false` change
  * nothing; invalid JSON, invalid UTF-8, a leading byte-order mark, a number, a string, or nesting deeper
  * than 512 → a plain `400`
@@ -22,7 +24,8 @@ const lenientUtf8 = new TextDecoder();
  * live in a null-prototype bag, and JSON.parse makes `__proto__`/`constructor` own keys of nested
  * objects, so no key ever reaches a prototype.
  *
- * `application/x-www-form-urlencoded` and `multipart/form-data` bodies fill the body parameters too
+ * `application/x-www-form-urlencoded` and `multipart/form-data` bodies (the type read as PHP reads it,
+ * case-insensitively, up to `;`, `,` or a space) fill the body parameters too
  * (uploaded files arrive as `File` values); an unreadable multipart body is the same 400. Each gives at
  * most MAX_INPUT_VARS (1000) variables, as PHP's max_input_vars: the rest is dropped with a WARNING.
  *
@@ -35,19 +38,35 @@ export class JsonRequestTransformerListener {
     const request = event.request;
     const header = request.source.header('content-type');
     if (header === null) return;
-    const type = mediaType(header);
     // Symfony's getContentType() compares the JSON types case-sensitively; form types are read by PHP itself.
-    if (JSON_TYPES.has(type)) return transformJson(event, request);
-    const lower = type.toLowerCase();
-    if (lower === FORM) return transformForm(request);
-    if (lower === MULTIPART) return transformMultipart(event, request, header);
+    if (JSON_TYPES.has(formatMediaType(header))) return transformJson(event, request);
+    const type = postMediaType(header);
+    if (type === FORM) return transformForm(request);
+    if (type === MULTIPART) return transformMultipart(event, request, header);
   });
 }
 
-function mediaType(header: string): string {
+/**
+ * The media type as Request::getFormat (5.4) reads it: the whole header, or with a `;` the part before
+ * it, trimmed as PHP's trim trims (space, tab, CR, LF, NUL, VT). String.prototype.trim also drops a
+ * no-break space, so `\u00A0application/json` was decoded where Symfony leaves the body alone.
+ */
+function formatMediaType(header: string): string {
   const semi = header.indexOf(';');
-  return (semi < 0 ? header : header.slice(0, semi)).trim();
+  return semi < 0 ? header : phpTrim(header.slice(0, semi));
 }
+
+/**
+ * The media type as PHP's SAPI reads it to fill `$_POST` (main/SAPI.c, sapi_read_post_data): up to the
+ * first `;`, `,` or space, ASCII letters lower-cased, nothing trimmed.
+ */
+function postMediaType(header: string): string {
+  const end = header.search(POST_TYPE_END);
+  return (end < 0 ? header : header.slice(0, end)).replace(ASCII_UPPER, (c) => c.toLowerCase());
+}
+
+const POST_TYPE_END = /[;, ]/;
+const ASCII_UPPER = /[A-Z]+/g;
 
 /** The listener's plain 400 (no error page), with the error pages' nosniff: the body is fixed text. */
 function badRequest(event: RequestEvent): void {

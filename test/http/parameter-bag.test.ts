@@ -56,3 +56,18 @@ test('ParameterBag::count is the number of entries', () => {
   bag.set('b', null);
   assert.equal(bag.count(), 2);
 });
+
+test('regression: getBoolean trimmed as String.prototype.trim does, so ?admin=%C2%A0yes (a no-break space) or a form feed before "yes" was true; FILTER_VALIDATE_BOOLEAN trims space, tab, CR, LF and VT only', () => {
+  const query = kernelRequest({ target: '/?nbsp=%C2%A0yes&ff=%0Con&em=true%E2%80%83&bom=%EF%BB%BF1&blanks=%20%09%0B%0D%0Atrue%0A' }).query;
+  assert.deepEqual(
+    ['nbsp', 'ff', 'em', 'bom', 'blanks'].map((k) => query.getBoolean(k)),
+    [false, false, false, false, true],
+  );
+});
+
+test('regression: getInt of an empty JSON object ({"page": {}}) was 1; it is a PHP array there and (int) [] is 0', () => {
+  const bag = new ParameterBag(JSON.parse('{"empty": {}, "full": {"a": 1}, "list": []}') as Record<string, unknown>);
+  assert.deepEqual([bag.getInt('empty'), bag.getInt('full'), bag.getInt('list')], [0, 1, 0]);
+  const nested = kernelRequest({ target: '/?a[x]=1' }).query;
+  assert.equal(nested.getInt('a'), 1);
+});

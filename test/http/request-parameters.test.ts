@@ -143,3 +143,16 @@ test('regression: a method override was upper-cased beyond ASCII (`_method=poſt
   assert.equal((await form(app, `_method=${encodeURIComponent('poſt')}`)).status, 400);
   assert.equal((await send(app, '/echo', { method: 'POST', headers: { 'x-http-method-override': 'pa\u00dft' } })).status, 400);
 });
+
+test('regression: an escaped byte-order mark (%EF%BB%BF) was dropped from names and values, so `%EF%BB%BF_method=DELETE` overrode POST; PHP\'s urldecode keeps it (U+FEFF), as it keeps one that starts a form body', async () => {
+  const query = kernelRequest({ target: '/?%EF%BB%BFa=1&b=x%EF%BB%BFy&c=%EF%BB%BF' }).query;
+  assert.deepEqual({ ...query.all() }, { '\uFEFFa': '1', b: 'x\uFEFFy', c: '\uFEFF' });
+  assert.equal(kernelRequest({ method: 'POST', target: '/?%EF%BB%BF_method=DELETE' }).method, 'POST', 'the name is no `_method`');
+  assert.throws(() => kernelRequest({ method: 'POST', target: '/?_method=%EF%BB%BFDELETE' }).method, { message: 'Invalid method override "\uFEFFDELETE".' });
+
+  const { app } = testApp({ env: 'prod', routes: [{ name: 'm', path: '/m', controller: (r) => HttpResponse.json({ method: r.method, request: r.request.all() }) }] });
+  const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+  const body = new Uint8Array([...bom, ...new TextEncoder().encode('_method=DELETE&x=1')]);
+  const r = await send(app, '/m', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+  assert.deepEqual(await r.json(), { method: 'POST', request: { '\uFEFF_method': 'DELETE', x: '1' } }, 'a raw mark before the first name stays part of it');
+});

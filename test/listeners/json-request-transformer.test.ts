@@ -252,3 +252,19 @@ test('regression: a JSON body with an unpaired surrogate escape was accepted; js
   const paired = await send(app, '/echo', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":"\\ud83d\\ude00","b":"\\\\ud800"}' });
   assert.equal(paired.status, 200, 'a pair, and an escaped backslash before "ud800", are fine');
 });
+
+test('regression: the Content-Type was trimmed by String.prototype.trim, so a no-break space around "application/json" still made the body JSON; Symfony\'s getFormat trims as PHP does and PHP reads a form type up to ";", "," or a space', async () => {
+  const { app } = testApp({ routes });
+  for (const type of ['\u00a0application/json', 'application/json\u00a0', '\u00a0application/json; charset=utf-8', '\fapplication/json;']) {
+    const r = await post(app, '{"member_id":"1"}', type);
+    assert.equal(r.status, 200, JSON.stringify(type));
+    assert.deepEqual((await r.json()).params, {}, JSON.stringify(type));
+  }
+  assert.deepEqual((await (await post(app, '{"a":1}', 'application/json\t;')).json()).params, { a: 1 }, 'PHP\'s trim takes a tab');
+  for (const type of ['\u00a0application/x-www-form-urlencoded', 'application/x-www-form-urlencoded\u00a0']) {
+    assert.deepEqual((await (await post(app, 'a=1', type)).json()).params, {}, JSON.stringify(type));
+  }
+  for (const type of ['application/x-www-form-urlencoded, text/plain', 'APPLICATION/X-WWW-FORM-URLENCODED charset=utf-8']) {
+    assert.deepEqual((await (await post(app, 'a=1', type)).json()).params, { a: '1' }, type);
+  }
+});
