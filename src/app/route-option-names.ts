@@ -25,7 +25,46 @@ export function assertOptionNames(route: RouteDefinition): void {
   if (expires !== undefined && httpDate(expires) === null) {
     throw new Error(`The cache option "expires" of route "${route.name}" is no date: ${JSON.stringify(expires)}. Give a Date, a timestamp or a date string; for a relative expiry use maxAge (seconds).`);
   }
+  assertCacheDurations(route.name, (options as { cache?: unknown }).cache);
   assertConverters(route.name, (options as { converters?: unknown }).converters);
+  for (const name of ['security', 'isGranted'] as const) assertStatusCode(route.name, name, (options as Record<string, unknown>)[name]);
+}
+
+/**
+ * The `statusCode` of a `security` or `isGranted` option: none (absent, null or 0, as Sensio's
+ * `if ($statusCode = …)` reads it) or an HTTP status. Another value (`99`, `'forbidden'`, `403.5`) made
+ * every refused request a 500 without a word of why, in debug mode too.
+ */
+function assertStatusCode(routeName: string, optionName: string, option: unknown): void {
+  if (option === null || typeof option !== 'object' || Array.isArray(option)) return;
+  const statusCode = (option as { statusCode?: unknown }).statusCode;
+  if (statusCode === undefined || statusCode === null || statusCode === 0) return;
+  const status = typeof statusCode === 'string' && /^\d+$/.test(statusCode) ? Number(statusCode) : statusCode;
+  if (typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599) return;
+  throw new Error(`The "${optionName}" option of route "${routeName}" has statusCode ${typeof statusCode === 'string' ? JSON.stringify(statusCode) : String(statusCode)}: give an HTTP status (100-599), or none for Symfony's 401/403.`);
+}
+
+/** The `cache` option's durations, in seconds. */
+const CACHE_DURATIONS = ['maxAge', 'sMaxAge', 'maxStale', 'staleWhileRevalidate', 'staleIfError'] as const;
+
+/**
+ * Sensio's convertToSecondsIfNeeded reads a phrase (`maxage="1 day"`) with strtotime(); here a value
+ * that is no number of seconds (`'1 day'`, NaN, `true`) was dropped without a word, so the page went
+ * out `no-cache` where a cache lifetime was asked for. Refused where the route is defined, as `expires`.
+ */
+function assertCacheDurations(routeName: string, cache: unknown): void {
+  if (cache === null || typeof cache !== 'object') return;
+  for (const name of CACHE_DURATIONS) {
+    const value = (cache as Record<string, unknown>)[name];
+    if (value === undefined || isSeconds(value)) continue;
+    throw new Error(`The cache option "${name}" of route "${routeName}" is no number of seconds: ${typeof value === 'string' ? JSON.stringify(value) : String(value)}. Give seconds (86400 for "1 day").`);
+  }
+}
+
+/** A finite number, or a string of one (PHP's is_numeric, which Sensio passes on as it is). */
+function isSeconds(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isFinite(value);
+  return typeof value === 'string' && /^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/.test(value) && Number.isFinite(Number(value));
 }
 
 /** The converters ParamConverterListener knows by name; any function is a converter too. */

@@ -140,14 +140,27 @@ function setIfAbsent(directives: Directives, name: string, value: number | undef
   if (value === undefined || directives.has(name)) return false;
   const seconds = Math.max(0, Math.floor(Number(value)));
   if (!Number.isFinite(seconds)) return false;
-  directives.set(name, String(seconds));
+  // All digits, as PHP prints an int: String(1e21) is `1e+21`, which went out as max-age="1e+21".
+  directives.set(name, BigInt(seconds).toString());
   return true;
 }
 
-/** `"x"` for `x`; already quoted or weak tags are kept. */
+/**
+ * `"x"` for `x`; already quoted or weak tags are kept. What is not visible ASCII is percent-encoded
+ * (UTF-8): an etag computed from a route value (`/posts/a%0Ab`, `/posts/%E2%82%AC`) is no valid header
+ * value, and setting it made the request a 500. Sensio's HttpCacheListener::onKernelController never
+ * meets this, as it sends hash('sha256', …) of the value; the same value still gives the same tag.
+ */
 export function quoteEtag(etag: string): string {
-  if (etag.startsWith('"') || etag.startsWith('W/"')) return etag;
-  return `"${etag.replace(/"/g, '')}"`;
+  const tag = etag.startsWith('"') || etag.startsWith('W/"') ? etag : `"${etag.replace(/"/g, '')}"`;
+  return tag.replace(/[^\x21-\x7E]+/gu, headerSafe);
+}
+
+/** A run of characters an HTTP header cannot carry as they are, as UTF-8 percent-escapes. */
+function headerSafe(run: string): string {
+  let out = '';
+  for (const byte of new TextEncoder().encode(run)) out += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  return out;
 }
 
 function validate(event: ControllerEvent, etag: string | undefined, lastModified: Date | string | number | undefined): void {

@@ -27,7 +27,8 @@ export class IsGrantedListener {
       const member = getMember(request);
       for (const attribute of attributes) if (isGranted(member, attribute)) return;
       const shown = attributes.length === 1 ? `"${attributes[0]}"` : `[${attributes.map((a) => `"${a}"`).join(', ')}]`;
-      throw denied(member, spec.message ?? `Access Denied by controller annotation @IsGranted(${shown})`, spec.statusCode);
+      // Sensio's IsGrantedListener: `$configuration->getMessage() ?: sprintf(…)`, so an empty message is the default one.
+      throw denied(member, spec.message || `Access Denied by controller annotation @IsGranted(${shown})`, spec.statusCode);
     }),
     routeLacks('isGranted', '_is_granted'),
   );

@@ -2,6 +2,7 @@ import type { KernelRequest } from '../http/request.ts';
 import type { ControllerEvent } from '../kernel/events.ts';
 import { NotFoundHttpException } from '../kernel/exceptions.ts';
 import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
+import { defineOwn } from '../security/mask.ts';
 
 /** A custom converter: the raw route value in, the converted value out; null/undefined = not found (404). */
 export type ConverterFunction = (value: unknown, request: KernelRequest) => unknown;
@@ -123,4 +124,20 @@ function alreadyConverted(converter: unknown, value: unknown): boolean {
 function store(request: KernelRequest, name: string, value: unknown): void {
   if (value === null || value === undefined) throw new NotFoundHttpException(`"${name}" object not found by the "converters" route option.`);
   request.attributes.set(name, value);
+}
+
+/**
+ * The route parameters with the values the controller gets: each `_route_params` name read from the
+ * request attributes, where ParamConverterListener left the converted value (`_route_params` keeps the
+ * raw strings). Sensio's SecurityListener and TemplateListener::resolveDefaultParameters read the
+ * arguments from `$request->attributes`, so an expression or a template sees the converted object.
+ */
+export function convertedRouteParams(request: KernelRequest): Record<string, unknown> {
+  const raw = request.attributes.get('_route_params');
+  if (!raw || typeof raw !== 'object') return {};
+  const params: Record<string, unknown> = {};
+  for (const name of Object.keys(raw)) {
+    defineOwn(params, name, request.attributes.has(name) ? request.attributes.get(name) : (raw as Record<string, unknown>)[name]);
+  }
+  return params;
 }

@@ -3,6 +3,7 @@ import type { ControllerArgumentsEvent } from '../kernel/events.ts';
 import { AccessDeniedException, HttpException, UnauthorizedHttpException } from '../kernel/exceptions.ts';
 import { isThenable, listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import { getMember, isGranted, rolesOf, type Member } from '../security/member.ts';
+import { convertedRouteParams } from './param-converter-listener.ts';
 
 /** What a `security` predicate gets. `method` reads HEAD as GET. */
 export interface SecurityContext {
@@ -31,8 +32,11 @@ export const UNAUTHORIZED_MESSAGE = 'Full authentication is required to access t
  * AccessDeniedException) for an anonymous request, so that under a `security: false` firewall, where no
  * ExceptionListener runs, it is still a 401 and not a 500.
  */
-export function denied(member: Member | null, message: string, statusCode?: number): Error {
-  if (statusCode !== undefined) return new HttpException(statusCode, message);
+export function denied(member: Member | null, message: string, statusCode?: unknown): Error {
+  // Sensio's listeners test `if ($statusCode = $configuration->getStatusCode())`: 0 or null is no status
+  // (an HttpException(null) was a bare 500), and PHP reads '403' as 403.
+  const status = statusCode === null || statusCode === undefined ? 0 : Number(statusCode);
+  if (status) return new HttpException(status, message);
   const refused = new AccessDeniedException(message);
   if (member === null || member.authenticatedBy === 'remember_me') return new UnauthorizedHttpException('Bearer', UNAUTHORIZED_MESSAGE, refused);
   return refused;
@@ -42,13 +46,12 @@ export function denied(member: Member | null, message: string, statusCode?: numb
 export function securityContext(request: KernelRequest): SecurityContext {
   const member = getMember(request);
   const method = request.method;
-  const params = request.attributes.get('_route_params');
   return {
     request,
     member,
     roles: rolesOf(member),
     method: method === 'HEAD' ? 'GET' : method,
-    params: params && typeof params === 'object' ? (params as Record<string, unknown>) : {},
+    params: convertedRouteParams(request),
     isGranted: (attribute: string) => isGranted(member, attribute),
   };
 }

@@ -3,6 +3,7 @@ import { HttpResponse } from '../http/response.ts';
 import type { ControllerEvent, ViewEvent } from '../kernel/events.ts';
 import { isThenable, listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import { controllerName } from './router-listener.ts';
+import { convertedRouteParams } from './param-converter-listener.ts';
 
 export type TemplateOutput = string | ReadableStream<Uint8Array>;
 
@@ -52,7 +53,8 @@ export class TemplateListener {
       let name = guessed;
       let render: TemplateFunction | null = null;
       let status = 200;
-      if (typeof option === 'string') name = option;
+      // Sensio's TemplateListener::onKernelController guesses the name when `getTemplate()` is empty ('' too).
+      if (typeof option === 'string') name = option === '' ? guessed : option;
       else if (typeof option === 'function') render = option;
       else if (typeof option === 'object') {
         if (typeof option.name === 'string' && option.name !== '') name = option.name;
@@ -73,7 +75,7 @@ export class TemplateListener {
     if (!isResolved(template)) return;
     const result = event.controllerResult;
     let data: Record<string, unknown>;
-    if (result === null || result === undefined) data = { ...((request.attributes.get('_route_params') as Record<string, unknown> | undefined) ?? {}) };
+    if (result === null || result === undefined) data = convertedRouteParams(request);
     else if (isPlainObject(result)) data = result as Record<string, unknown>;
     else return;
     const output = template.render ? template.render(data, request) : this.renderer!(template.name, data, request);
@@ -93,7 +95,23 @@ function isPlainObject(value: unknown): boolean {
 }
 
 function toResponse(body: TemplateOutput, status: number): HttpResponse {
-  const response = typeof body === 'string' ? new HttpResponse(body, status) : HttpResponse.stream(body, status);
+  const response = new HttpResponse(templateBody(body), status);
   response.headers.set('content-type', 'text/html; charset=UTF-8');
   return response;
+}
+
+/**
+ * What a template returned, as a response body. Symfony's Response::setContent takes a string or a
+ * scalar and throws UnexpectedValueException for anything else: an object (a render function that
+ * returned an HttpResponse or a Fetch Response) went out as a 200 `[object Object]` page.
+ */
+function templateBody(body: unknown): string | Uint8Array | ReadableStream<Uint8Array> {
+  if (typeof body === 'string' || body instanceof Uint8Array) return body;
+  if (body === null || body === undefined) return '';
+  // PHP's string of a scalar: true is "1", false "".
+  if (typeof body === 'boolean') return body ? '1' : '';
+  if (typeof body === 'number' || typeof body === 'bigint') return String(body);
+  if (typeof body === 'object' && typeof (body as ReadableStream).getReader === 'function') return body as ReadableStream<Uint8Array>;
+  const kind = typeof body === 'object' ? (Object.getPrototypeOf(body)?.constructor?.name ?? 'object') : typeof body;
+  throw new TypeError(`A template must return a string or a ReadableStream, got ${kind === 'Object' ? 'an object' : kind}.`);
 }

@@ -28,3 +28,23 @@ test('the converters ParamConverterListener knows are accepted, and convert', as
   }
   for (const converters of [{ day: 'date', ratio: 'float', flag: 'bool' }, {}, undefined, null]) build(converters)();
 });
+
+const withOptions = (options: Record<string, unknown>) => () =>
+  createApp({ env: 'prod', environment: {}, logSink: () => {}, routes: [{ name: 'page', path: '/page', controller: () => HttpResponse.text('x'), options: options as never }] });
+
+test('regression: a cache duration that is no number of seconds ("1 day") was dropped without a word, and the page went out no-cache', async () => {
+  assert.throws(withOptions({ cache: { maxAge: '1 day' } }), { message: 'The cache option "maxAge" of route "page" is no number of seconds: "1 day". Give seconds (86400 for "1 day").' });
+  assert.throws(withOptions({ cache: { sMaxAge: '+2 hours' } }), { message: /^The cache option "sMaxAge" of route "page" is no number of seconds: "\+2 hours"/ });
+  assert.throws(withOptions({ cache: { staleIfError: Number.NaN } }), { message: /"staleIfError" of route "page" is no number of seconds: NaN/ });
+  assert.throws(withOptions({ cache: { maxStale: true } }), { message: /"maxStale" of route "page" is no number of seconds: true/ });
+  // A numeric string is seconds, as Sensio's is_numeric reads it.
+  const response = await withOptions({ cache: { maxAge: '3600', staleWhileRevalidate: 30 } })().fetch(new Request('http://localhost/page'));
+  assert.equal(response.headers.get('cache-control'), 'max-age=3600, stale-while-revalidate=30, private');
+});
+
+test('regression: a statusCode that is no HTTP status made every refused request a bare 500; it is refused when the app is built', () => {
+  assert.throws(withOptions({ isGranted: { attributes: 'ROLE_ADMIN', statusCode: 99 } }), { message: 'The "isGranted" option of route "page" has statusCode 99: give an HTTP status (100-599), or none for Symfony\'s 401/403.' });
+  assert.throws(withOptions({ security: { predicate: () => false, statusCode: 'forbidden' } }), { message: /^The "security" option of route "page" has statusCode "forbidden"/ });
+  assert.throws(withOptions({ security: { predicate: () => false, statusCode: 403.5 } }), { message: /has statusCode 403\.5:/ });
+  for (const statusCode of [undefined, null, 0, 403, '404']) withOptions({ isGranted: { attributes: 'ROLE_ADMIN', statusCode } })();
+});
