@@ -48,3 +48,12 @@ test('Expect: 100-continue with an acceptable body gets 100 Continue, then the a
   assert.match(out, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
   assert.ok(out.endsWith('{"a":"b"}'), out);
 });
+
+test('regression: an Expect other than 100-continue got a bare 417 from Node (no X-Robots-Tag, the app never ran); it is ignored, as nginx and Deno do', async () => {
+  for (const expect of ['foo', '100-continu']) {
+    const out = await exchange(`POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 9\r\nExpect: ${expect}\r\nConnection: close\r\n\r\n{"a":"b"}`, null, 1000);
+    assert.match(out, /^HTTP\/1\.1 200 OK\r\n/, `Expect: ${expect}: ${out}`);
+    assert.match(out, /\r\nx-robots-tag: noindex\r\n/i, out);
+    assert.ok(out.endsWith('{"a":"b"}'), out);
+  }
+});

@@ -120,6 +120,26 @@ describe('node adapter: a malformed request pipelined behind others', { timeout:
     }
   });
 
+  test('regression: the 405 for a CONNECT pipelined behind a request being computed went out first, read as that request\'s answer, which was lost', async () => {
+    for (const batch of [false, true]) {
+      const { server, seen, terminated } = await start(slowly, { batch });
+      if (batch) {
+        await raw(server.port, 'GET /warm HTTP/1.1\r\nHost: localhost\r\n\r\n'.repeat(40), 500);
+        assert.equal((server.server.listeners('request')[0] as { batching?: boolean }).batching, true);
+      }
+      const { data, closed } = await raw(server.port, 'GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\nGET /next HTTP/1.1\r\nHost: localhost\r\n\r\nCONNECT x:443 HTTP/1.1\r\nHost: x:443\r\n\r\n', 3000);
+      assert.ok(closed, `batch ${batch}: the connection closes`);
+      assert.doesNotMatch(data, / 405 /, `batch ${batch}`);
+      assert.match(data, /^HTTP\/1\.1 200 [^]*answer to \/slowHTTP\/1\.1 200 [^]*\r\nConnection: close\r\n[^]*answer to \/next$/, `batch ${batch}: ${data}`);
+      assert.deepEqual(seen.map((s) => s.target).filter((t) => t !== '/warm'), ['/slow', '/next']);
+      await waitFor(() => terminated.includes('/next'), 1000, 'kernel.terminate of the answered requests');
+    }
+    // With nothing under way, the CONNECT still gets its 405 at once.
+    const { server } = await start(slowly);
+    const alone = await raw(server.port, 'CONNECT x:443 HTTP/1.1\r\nHost: x:443\r\n\r\n', 3000);
+    assert.match(alone.data, /^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+  });
+
   test('a body slower than the request timeout still gets its 408 at once, alone or behind an answer being computed', async () => {
     const { server } = await start(async (source) => {
       if (source.target === '/slow') return slowly(source);
@@ -141,5 +161,33 @@ describe('node adapter: a malformed request pipelined behind others', { timeout:
     // After an answer already written, the 400 follows it.
     const after = await raw(server.port, 'GET /a HTTP/1.1\r\nHost: localhost\r\n\r\n', 300);
     assert.match(after.data, /answer to \/a$/);
+  });
+});
+
+describe('node adapter: framing headers of an application of its own', { timeout: 10_000 }, () => {
+  test('regression: a NodeApp writing Content-Length and Transfer-Encoding capitalised got them sent beside the adapter\'s length (two lengths and chunked on one response)', async () => {
+    const enc = new TextEncoder();
+    const lines = (pairs: [string, string][]) => ({ entries: () => pairs });
+    const { port } = await startApp((source) => {
+      if (source.target === '/fixed') {
+        const headers = lines([['Content-Length', '100'], ['Transfer-Encoding', 'chunked'], ['Connection', 'keep-alive'], ['X-Kept', 'Yes']]);
+        return { response: { status: 200, body: 'hello', headers }, terminate: null };
+      }
+      if (source.target === '/stream') {
+        const body = new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(enc.encode('abcdefg')), c.close()) });
+        return { response: { status: 200, body, headers: lines([['Content-Length', '3'], ['content-length', '7']]) }, terminate: null };
+      }
+      return { response: HttpResponse.text('next'), terminate: null };
+    }, false);
+    const next = 'GET /next HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n';
+    const fixed = await raw(port, `GET /fixed HTTP/1.1\r\nHost: localhost\r\n\r\n${next}`);
+    assert.equal(fixed.data.match(/\r\ncontent-length: /gi)?.length, 2, `one length per response: ${JSON.stringify(fixed.data)}`);
+    assert.doesNotMatch(fixed.data, /transfer-encoding/i);
+    assert.match(fixed.data, /^HTTP\/1\.1 200 OK\r\n(?:[^\r]+\r\n)*\r\nhelloHTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nnext$/, JSON.stringify(fixed.data));
+    assert.match(fixed.data, /\r\ncontent-length: 5\r\n/);
+    assert.match(fixed.data, /\r\nX-Kept: Yes\r\n/, 'other headers keep their spelling');
+    const stream = await raw(port, `GET /stream HTTP/1.1\r\nHost: localhost\r\n\r\n${next}`);
+    assert.equal(stream.data.match(/\r\ncontent-length: /gi)?.length, 2, `one length per response: ${JSON.stringify(stream.data)}`);
+    assert.match(stream.data, /\r\nContent-Length: 3\r\n[^]*\r\n\r\nabcHTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nnext$/, JSON.stringify(stream.data));
   });
 });

@@ -86,9 +86,24 @@ function answerClientError(err: Error & { code?: string }, socket: Socket): void
   if (!socket.destroyed) setTimeout(() => socket.destroy(), 1000).unref();
 }
 
-/** CONNECT: no tunnels here. */
+/**
+ * CONNECT: no tunnels here. Node hands the socket over with the CONNECT, also when it was pipelined
+ * behind a request whose answer is still under way: a 405 written now would come first and be read as
+ * that answer, which would be lost although its handler ran. As for a malformed request (onClientError),
+ * those answers go out first and the last one closes the connection, the CONNECT unanswered.
+ */
 export function onConnect(_req: http.IncomingMessage, socket: Socket): void {
   socket.on('error', noop);
+  if ((socket as ClientSocket)._httpMessage) {
+    setImmediate(() => {
+      if (!socket.destroyed && !closeAfterPending(socket)) refuseConnect(socket);
+    });
+    return;
+  }
+  refuseConnect(socket);
+}
+
+function refuseConnect(socket: Socket): void {
   try {
     socket.end(METHOD_NOT_ALLOWED);
   } catch {

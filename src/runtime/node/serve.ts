@@ -27,6 +27,15 @@ export interface ServeOptions {
   requestTimeout?: number;
   /** Idle keep-alive connections are closed after this many ms. Default: `app.config.keepAliveTimeoutMs`, else 5 000. */
   keepAliveTimeout?: number;
+  /**
+   * A connection on which nothing moves for this long while the server waits for the client is closed,
+   * ms; 0 for never: a client that takes no byte of its answer (it stopped reading), or sends nothing
+   * more of its request's head (a shorter `headersTimeout` answers that one 408 first). Default 60 000,
+   * nginx's `send_timeout`. Without it a client that stopped reading kept its connection, and the
+   * answer held for it, for ever: no other timeout runs once the request is in. A request still being
+   * computed, or a stream with nothing new to send, is not waiting for the client.
+   */
+  sendTimeout?: number;
   /** How often Node checks the two request timeouts, ms. Default: a quarter of the shorter timeout, 100–5 000. */
   connectionsCheckingInterval?: number;
   /**
@@ -63,7 +72,7 @@ export interface NodeServer {
   close(deadlineMs?: number): Promise<void>;
 }
 
-const NODE_DEFAULTS = { headersTimeout: 60_000, requestTimeout: 300_000, keepAliveTimeout: 5_000, shutdownDeadlineMs: 10_000 };
+const NODE_DEFAULTS = { headersTimeout: 60_000, requestTimeout: 300_000, keepAliveTimeout: 5_000, sendTimeout: 60_000, shutdownDeadlineMs: 10_000 };
 
 /** The longest delay `setTimeout` takes: a longer one fires after 1 ms (TimeoutOverflowWarning), which would cut every in-flight request at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -104,6 +113,7 @@ const SERVE_OPTION_NAMES: { readonly [K in keyof ServeOptions]-?: true } = {
   headersTimeout: true,
   requestTimeout: true,
   keepAliveTimeout: true,
+  sendTimeout: true,
   connectionsCheckingInterval: true,
   shutdownDeadlineMs: true,
   handleSignals: true,
@@ -139,10 +149,31 @@ function checkServeOptions(options: unknown): void {
     throw new TypeError(`The serve option "port" must be an integer between 0 and 65535, got ${shown(port)}.`);
   }
   if (hostname !== undefined && typeof hostname !== 'string') throw new TypeError(`The serve option "hostname" must be a string, got ${shown(hostname)}.`);
+  // Node's socket.setTimeout checks it only when a connection arrives, where a throw would be uncaught.
+  const { sendTimeout } = given;
+  if (sendTimeout !== undefined && !(typeof sendTimeout === 'number' && Number.isInteger(sendTimeout) && sendTimeout >= 0 && sendTimeout <= MAX_TIMER_MS)) {
+    throw new TypeError(`The serve option "sendTimeout" must be an integer number of milliseconds between 0 and ${MAX_TIMER_MS}, got ${shown(sendTimeout)}.`);
+  }
   for (const flag of ['batch', 'handleSignals'] as const) {
     const value = given[flag];
     if (value !== undefined && typeof value !== 'boolean') throw new TypeError(`The serve option "${flag}" must be true or false, got ${shown(value)}.`);
   }
+}
+
+/** node:http's own field: the answer being written on the connection. */
+type AnsweringSocket = Socket & { _httpMessage?: http.ServerResponse | null };
+
+/**
+ * A socket's inactivity timer fired (the keep-alive wait, or `server.timeout`: nothing read or written
+ * for that long). Node would destroy the socket: so it is when no answer is under way (an idle
+ * keep-alive connection, a client that stopped sending its request's head) and when the client has
+ * left bytes of its answer unread all that time. A request still being computed (nothing to write
+ * yet), or an event stream with nothing new to say, keeps its connection: the request timeouts and the
+ * application decide there.
+ */
+function onSocketTimeout(socket: Socket): void {
+  const answer = (socket as AnsweringSocket)._httpMessage;
+  if (!answer || socket.writableLength > 0 || answer.writableLength > 0) socket.destroy();
 }
 
 /** Serves `app` on `node:http`; resolves once listening. */
@@ -187,6 +218,11 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
   // (RFC 9112 §3.2). Without a count limit the application sees every line the parser used; the
   // head stays bounded by Node's header size limit (431).
   server.maxHeadersCount = 0;
+  // A client that stops reading an answer (nginx: send_timeout). Node arms `server.timeout` as the
+  // socket's inactivity timer (writes and reads re-arm it) when no keep-alive wait is running, and
+  // destroys the socket when it fires unless a 'timeout' listener takes it over: this one does.
+  server.timeout = options.sendTimeout ?? NODE_DEFAULTS.sendTimeout;
+  server.on('timeout', onSocketTimeout);
   server.on('clientError', onClientError);
   server.on('connect', onConnect);
   // With a listener here Node no longer answers `100 Continue` by itself (see IncomingSource.body()).
@@ -195,6 +231,11 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
     else res.writeContinue();
     listener(req, res);
   });
+  // An `Expect` other than 100-continue (`Expect: foo`, `100-continu`): without a listener here Node
+  // answers a bare 417 by itself (no X-Robots-Tag, nothing logged or profiled). nginx in front of
+  // Symfony (ngx_http_test_expect acts on 100-continue only) and Deno's hyper ignore such an
+  // expectation, as RFC 9110 §10.1.1 allows: the request is answered as any other.
+  server.on('checkExpectation', listener);
 
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
@@ -228,12 +269,17 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
   let closing: Promise<void> | null = null;
   let forceClose: (() => void) | null = null;
   const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
+  // Whether a signal has come already: a close() the application began itself (its own SIGTERM
+  // handler, registered first, or a shutdown of its own) is no first signal, so the signal that
+  // follows drains and exits rather than cutting every in-flight request as a second one does.
+  let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (forceClose) {
+    if (signalled && forceClose) {
       writeStderr(`irms-web: ${signal} again, closing every connection now`);
       forceClose();
       return;
     }
+    signalled = true;
     const deadline = defaultDeadline;
     writeStderr(`irms-web: ${signal} received, draining in-flight requests (deadline ${deadline} ms)`);
     handle.close(deadline).then(

@@ -103,18 +103,23 @@ export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http
   let kept = 0;
   for (let i = 0; i < headers.length; i += 2) {
     const name = headers[i];
-    if (name === 'content-length') {
+    // Compared lower-case: the kernel's names are, but an application of its own (a NodeApp) may write
+    // `Content-Length` or `Transfer-Encoding`, which Node would send beside the adapter's own length
+    // (two lengths and chunked framing on one response). Fetch hosts lower-case names in `Headers`.
+    const key = name.toLowerCase();
+    if (key === 'content-length') {
       // Fixed bodies get their exact length below; no length on 204 or on a chunked stream.
       if (fixed !== null || status === 204) {
         if (head) declared = headers[i + 1];
         continue;
       }
-      // A stream's declared length is kept only when it is one decimal number, and then enforced.
-      if (!DECIMAL.test(headers[i + 1])) continue;
+      // A stream's declared length is kept only when it is one decimal number, and then enforced;
+      // a second line (spelled otherwise) is dropped: one message, one length.
+      if (hasLength || !DECIMAL.test(headers[i + 1])) continue;
       hasLength = true;
       streamLength = Number(headers[i + 1]);
-    } else if (HOP_BY_HOP.has(name)) {
-      if (name === 'connection' && /(?:^|,)[ \t]*close[ \t]*(?:,|$)/i.test(headers[i + 1])) closeWanted = true;
+    } else if (HOP_BY_HOP.has(key)) {
+      if (key === 'connection' && /(?:^|,)[ \t]*close[ \t]*(?:,|$)/i.test(headers[i + 1])) closeWanted = true;
       continue;
     }
     if (kept !== i) {
