@@ -28,12 +28,11 @@ export interface ServeOptions {
   /** Idle keep-alive connections are closed after this many ms. Default: `app.config.keepAliveTimeoutMs`, else 5 000. */
   keepAliveTimeout?: number;
   /**
-   * A connection on which nothing moves for this long while the server waits for the client is closed,
-   * ms; 0 for never: a client that takes no byte of its answer (it stopped reading), or sends nothing
-   * more of its request's head (a shorter `headersTimeout` answers that one 408 first). Default 60 000,
-   * nginx's `send_timeout`. Without it a client that stopped reading kept its connection, and the
-   * answer held for it, for ever: no other timeout runs once the request is in. A request still being
-   * computed, or a stream with nothing new to send, is not waiting for the client.
+   * A connection whose client takes no byte of its answer for this long (it stopped reading) is closed,
+   * ms; 0 for never. Default 60 000, nginx's `send_timeout`. Without it a client that stopped reading
+   * kept its connection, and the answer held for it, for ever: no other timeout runs once the request
+   * is in. A request still being computed, or a stream with nothing new to send, is not waiting for
+   * the client.
    */
   sendTimeout?: number;
   /** How often Node checks the two request timeouts, ms. Default: a quarter of the shorter timeout, 100–5 000. */
@@ -164,12 +163,11 @@ function checkServeOptions(options: unknown): void {
 type AnsweringSocket = Socket & { _httpMessage?: http.ServerResponse | null };
 
 /**
- * A socket's inactivity timer fired (the keep-alive wait, or `server.timeout`: nothing read or written
- * for that long). Node would destroy the socket: so it is when no answer is under way (an idle
- * keep-alive connection, a client that stopped sending its request's head) and when the client has
- * left bytes of its answer unread all that time. A request still being computed (nothing to write
- * yet), or an event stream with nothing new to say, keeps its connection: the request timeouts and the
- * application decide there.
+ * A socket's inactivity timer fired (the keep-alive wait, or the `sendTimeout` writeResponse armed:
+ * nothing read or written for that long). Node would destroy the socket: so it is when no answer is
+ * under way (an idle keep-alive connection) and when the client has left bytes of its answer unread all
+ * that time. A later request still being computed (nothing to write yet), or an event stream with
+ * nothing new to say, keeps its connection: the request timeouts and the application decide there.
  */
 function onSocketTimeout(socket: Socket): void {
   const answer = (socket as AnsweringSocket)._httpMessage;
@@ -193,7 +191,7 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
   const connectionsCheckingInterval = options.connectionsCheckingInterval ?? Math.min(5_000, Math.max(100, Math.floor(shortest / 4)));
   const defaultDeadline = shutdownDeadline(options.shutdownDeadlineMs ?? config.shutdownDeadlineMs ?? NODE_DEFAULTS.shutdownDeadlineMs, 'shutdownDeadlineMs');
 
-  const state: ServerState = { closing: false };
+  const state: ServerState = { closing: false, sendTimeout: options.sendTimeout ?? NODE_DEFAULTS.sendTimeout };
   let listener: Listener;
   if (adapter === 'hono') listener = await createHonoListener(app);
   else {
@@ -218,10 +216,10 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
   // (RFC 9112 §3.2). Without a count limit the application sees every line the parser used; the
   // head stays bounded by Node's header size limit (431).
   server.maxHeadersCount = 0;
-  // A client that stops reading an answer (nginx: send_timeout). Node arms `server.timeout` as the
-  // socket's inactivity timer (writes and reads re-arm it) when no keep-alive wait is running, and
-  // destroys the socket when it fires unless a 'timeout' listener takes it over: this one does.
-  server.timeout = options.sendTimeout ?? NODE_DEFAULTS.sendTimeout;
+  // A client that stops reading an answer (nginx: send_timeout): writeResponse arms the socket's
+  // timer when an answer is left waiting on its client (not `server.timeout`, which would arm it on
+  // every connection, and re-arm it on each read and write of every request). Node destroys a socket
+  // whose timer fired unless a 'timeout' listener takes it over: this one does.
   server.on('timeout', onSocketTimeout);
   server.on('clientError', onClientError);
   server.on('connect', onConnect);

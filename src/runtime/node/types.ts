@@ -65,4 +65,9 @@ export type Listener = (req: http.IncomingMessage, res: http.ServerResponse) => 
  */
 export interface ServerState {
   closing: boolean;
+  /**
+   * serve()'s `sendTimeout` (ms, 0 for none): armed on a connection only when an answer is left
+   * waiting on a client that does not read it (writeResponse, pipeStream).
+   */
+  sendTimeout?: number;
 }

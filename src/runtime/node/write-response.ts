@@ -159,11 +159,13 @@ export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http
     // header value would then go out as UTF-8 here and as Latin-1 everywhere else.
     else if (typeof fixed === 'string' && lines.beyondAscii === true) res.end(Buffer.from(fixed));
     else res.end(fixed);
+    // Bytes the socket could not take at once wait on the client to read them.
+    if (res.writableLength > 0) watchStall(res, state);
     return;
   }
   // The head waits with the stream's first chunks for a turn of the event loop (pipeStream): a stream
   // that fails at once gets the adapter's 500 instead of an empty reply or a 200 cut short.
-  pipeStream(app, request, res, stream, hasLength ? streamLength : -1, () => res.writeHead(status, headers)).catch((err: unknown) => {
+  pipeStream(app, request, res, stream, hasLength ? streamLength : -1, () => res.writeHead(status, headers), state).catch((err: unknown) => {
     reportRequestError(app, request, 'Writing a streamed response failed', err);
     res.destroy();
   });
@@ -205,7 +207,19 @@ const HOLD_LIMIT = 64 * 1024;
  * on its first rows — gets the adapter's 500, not a 200 head cut short or, with the chunks Node had
  * not sent yet, an empty reply. An event stream whose first event is not ready gets its head then.
  */
-async function pipeStream(app: NodeApp, request: RequestLogger | undefined, res: http.ServerResponse, stream: ReadableStream<Uint8Array>, length: number, writeHead: () => void): Promise<void> {
+/**
+ * Arms serve()'s `sendTimeout` on the connection of an answer left waiting on its client: Node then
+ * re-arms it on each byte read or written, and serve()'s 'timeout' listener closes the connection if
+ * the client has still left bytes unread when it fires. Only then, not on every connection: an armed
+ * socket timer costs each read and write of every request. (After the answer is flushed, Node's own
+ * keep-alive wait replaces it.)
+ */
+function watchStall(res: http.ServerResponse, state: ServerState): void {
+  const ms = state.sendTimeout;
+  if (ms !== undefined && ms > 0) res.socket?.setTimeout(ms);
+}
+
+async function pipeStream(app: NodeApp, request: RequestLogger | undefined, res: http.ServerResponse, stream: ReadableStream<Uint8Array>, length: number, writeHead: () => void, state: ServerState): Promise<void> {
   const reader = stream.getReader();
   let left = length;
   let gone = false;
@@ -268,6 +282,7 @@ async function pipeStream(app: NodeApp, request: RequestLogger | undefined, res:
         left -= chunk.byteLength;
       }
       if (!send(chunk)) {
+        watchStall(res, state);
         await new Promise<void>((resolve) => {
           const done = () => {
             res.off('drain', done);
