@@ -86,6 +86,8 @@ export class KernelRequest {
    * firewall adds its ExceptionListener to the dispatcher while it handles a request).
    */
   exceptionListeners: Listener<'kernel.exception'>[] | null = null;
+  /** The event whose propagation a listener stopped last (KernelEvent.stopPropagation). */
+  stoppedEvent: object | null = null;
   private _logger: Logger | undefined;
   private _collected: Record<string, unknown> | undefined;
 

@@ -35,13 +35,17 @@ export type HookName = (typeof HOOKS)[number];
  * is set, as their `setResponse` does in Symfony.
  */
 export abstract class KernelEvent {
-  propagationStopped = false;
   abstract readonly request: KernelRequest;
+  /**
+   * Kept on the request (`stoppedEvent`), not on the event: the kernel reads it after every listener
+   * call, and one KernelRequest shape makes that read monomorphic, where eight event classes made it
+   * megamorphic (1.8 µs of a 9.5 µs `GET /` in-process).
+   */
   stopPropagation(): void {
-    this.propagationStopped = true;
+    this.request.stoppedEvent = this;
   }
   isPropagationStopped(): boolean {
-    return this.propagationStopped;
+    return this.request.stoppedEvent === this;
   }
 }
 
@@ -57,7 +61,7 @@ export class RequestEvent extends KernelEvent {
   }
   setResponse(response: HttpResponse | Response): void {
     this.response = eventResponse(response);
-    this.propagationStopped = true;
+    this.request.stoppedEvent = this;
   }
   /**
    * Ends the request with `error`, exactly as throwing it would (kernel.exception renders it), but
@@ -99,7 +103,7 @@ export class ViewEvent extends KernelEvent {
   }
   setResponse(response: HttpResponse | Response): void {
     this.response = eventResponse(response);
-    this.propagationStopped = true;
+    this.request.stoppedEvent = this;
   }
 }
 
@@ -145,7 +149,7 @@ export class ExceptionEvent extends KernelEvent {
   }
   setResponse(response: HttpResponse | Response): void {
     this.response = eventResponse(response);
-    this.propagationStopped = true;
+    this.request.stoppedEvent = this;
   }
 }
 
