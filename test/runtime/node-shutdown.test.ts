@@ -1,31 +1,15 @@
 // serve()'s connection endings: SIGTERM next to a SIGTERM handler of the application's own (a child
 // process), and a client that stops reading its answer.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { HttpResponse } from '../../src/http/response.ts';
-import { get, raw, sleep, start, waitFor, within } from '../support/node-host.ts';
+import { childServer, get, raw, sleep, start, waitFor, within } from '../support/node-host.ts';
 
 const fixture = fileURLToPath(new URL('./node/fixture-own-sigterm.ts', import.meta.url));
 
-function child() {
-  const proc = spawn(process.execPath, ['--import', 'tsx', fixture], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  proc.stderr.on('data', (d) => (stderr += d));
-  const port = new Promise<number>((resolve, reject) => {
-    let out = '';
-    proc.stdout.on('data', (d) => {
-      out += d;
-      const m = /PORT (\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    proc.once('exit', (code) => reject(new Error(`child exited early (${code}): ${stderr}`)));
-  });
-  const exit = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  return { proc, port, exit, stderr: () => stderr };
-}
+const child = () => childServer(fixture);
 
 describe('serve(): SIGTERM', { timeout: 20_000 }, () => {
   test('regression: one SIGTERM, with a handler of the application\'s own that calls close() first, cut the in-flight requests at once ("SIGTERM again") and never exited', async () => {
@@ -39,7 +23,7 @@ describe('serve(): SIGTERM', { timeout: 20_000 }, () => {
       await sleep(150);
       c.proc.kill('SIGTERM');
       assert.equal(await inflight, '200 done /slow?ms=600', c.stderr());
-      assert.equal(await within(c.exit, 3000, 'the child to exit'), 0, c.stderr());
+      assert.equal((await within(c.exit, 3000, 'the child to exit')).code, 0, c.stderr());
       assert.doesNotMatch(c.stderr(), /again/);
     } finally {
       c.proc.kill('SIGKILL');

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { serve, type NodeApp } from '../../src/runtime/node.ts';
 import { HttpResponse } from '../../src/http/response.ts';
 import { createApp } from '../../src/index.ts';
-import { deferred, get, raw, servers, sleep, start, stubApp, waitFor, within, type Handler } from '../support/node-host.ts';
+import { childServer, deferred, get, raw, servers, sleep, start, stubApp, waitFor, within, type Handler } from '../support/node-host.ts';
 
 const echo: Handler = (source) => HttpResponse.text(`${source.method} ${source.target}`);
 
@@ -910,25 +910,7 @@ describe('node adapter: shutdown', { timeout: 15_000 }, () => {
 
   const fixture = fileURLToPath(new URL('./fixtures/slow-server.ts', import.meta.url));
 
-  function child(env: Record<string, string> = {}) {
-    const proc = spawn(process.execPath, ['--import', 'tsx', fixture], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    proc.stderr.on('data', (d) => (stderr += d));
-    const port = new Promise<number>((resolve, reject) => {
-      let out = '';
-      proc.stdout.on('data', (d) => {
-        out += d;
-        const m = /PORT (\d+)/.exec(out);
-        if (m) resolve(Number(m[1]));
-      });
-      proc.once('exit', (code) => reject(new Error(`child exited early (${code}): ${stderr}`)));
-    });
-    const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
-    return { proc, port, exit, stderr: () => stderr };
-  }
+  const child = (env: Record<string, string> = {}) => childServer(fixture, env);
 
   test('SIGTERM: the in-flight request completes, new connections are refused, exit code 0', async () => {
     const c = child({ SHUTDOWN_DEADLINE_MS: '3000' });

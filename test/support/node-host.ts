@@ -2,6 +2,7 @@
 // host asks of it, servers on free ports closed after the file's tests, raw sockets and small waits.
 import { after } from 'node:test';
 import http from 'node:http';
+import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { serve, type NodeApp, type NodeServer, type NodeResponse } from '../../src/runtime/node.ts';
 import type { RequestSource } from '../../src/http/source.ts';
@@ -115,3 +116,24 @@ export async function waitFor(condition: () => boolean, ms: number, what: string
   }
 }
 
+
+/**
+ * A server in a child process (`node --import tsx <fixture>`) that prints `PORT <n>` once listening:
+ * its port, its exit (code and signal) and its stderr so far.
+ */
+export function childServer(fixture: string, env: Record<string, string> = {}) {
+  const proc = spawn(process.execPath, ['--import', 'tsx', fixture], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  proc.stderr.on('data', (d) => (stderr += d));
+  const port = new Promise<number>((resolve, reject) => {
+    let out = '';
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = /PORT (\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    proc.once('exit', (code) => reject(new Error(`child exited early (${code}): ${stderr}`)));
+  });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
+  return { proc, port, exit, stderr: () => stderr };
+}
