@@ -197,6 +197,19 @@ describe('toolbar injection', () => {
     assert.deepEqual(policies, ["img-src 'self'", `default-src 'self'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'nonce-${nonce}'`]);
   });
 
+  test('regression: an inline page whose file name contains "attachment" still gets the toolbar', async () => {
+    const page = '<html><body><h1>Report</h1></body></html>';
+    const disposition = (value: string) => () => HttpResponse.html(page, 200, { 'content-disposition': value });
+    const app = profiledApp({
+      routes: [
+        { name: 'inline', path: '/inline', controller: disposition('inline; filename="attachment-list.html"') },
+        { name: 'download', path: '/download', controller: disposition('Attachment ; filename="report.html"') },
+      ],
+    });
+    assert.ok((await (await get(app, '/inline')).text()).includes(MARK), 'inline: toolbar injected');
+    assert.equal(await (await get(app, '/download')).text(), page, 'attachment: body untouched');
+  });
+
   test('the fragment shows status, route, time, memory, log and error counts, member and profile links', async () => {
     const app = profiledApp({ routes: fixtureRoutes() });
     const logs = await profileOf(app, await get(app, '/logs'));

@@ -119,7 +119,9 @@ function build(services: AppServices, request: KernelRequest, response: HttpResp
     totalMs: round(now() - request.startTime),
     memory: residentMemory(),
     request: {
-      pathInfo: truncate(request.pathInfo, 4096),
+      // Scrubbed as the URL is (`/reset;token=…`): the URL, `path_info` and the route parameters
+      // show the same path masked, and a raw copy here would keep the secret in the profile.
+      pathInfo: truncate(scrubStoredText(request.pathInfo), 4096),
       realMethod: request.realMethod,
       scheme: attempt(() => request.getScheme(), 'http'),
       host: attempt(() => request.getHttpHost(), ''),

@@ -22,12 +22,22 @@ export function toolbarExclusion(request: KernelRequest, response: HttpResponse)
   if (type !== null && !type.toLowerCase().includes('html')) return 'not HTML';
   // WebDebugToolbarListener: `'html' !== $request->getRequestFormat()`; an empty `_format` is no html either.
   if (request.getRequestFormat() !== 'html') return 'request format is not html';
-  const disposition = response.headers.get('content-disposition');
-  if (disposition && /attachment/i.test(disposition)) return 'attachment';
+  if (isAttachment(response.headers.get('content-disposition'))) return 'attachment';
   const encoding = response.headers.get('content-encoding');
   if (encoding && encoding.toLowerCase() !== 'identity') return 'encoded body';
   if (!(typeof response.body === 'string' || response.body instanceof Uint8Array)) return response.body === null ? 'no body' : 'streamed body';
   return null;
+}
+
+/**
+ * Whether a Content-Disposition's type is `attachment` (RFC 6266 §4.1), with or without parameters.
+ * Only the type counts: `inline; filename="attachment.html"` is a page shown in the browser, and
+ * WebDebugToolbarListener::onKernelResponse (which looks for `attachment;`) injects the toolbar there.
+ */
+function isAttachment(disposition: string | null): boolean {
+  if (!disposition) return false;
+  const semi = disposition.indexOf(';');
+  return (semi < 0 ? disposition : disposition.slice(0, semi)).trim().toLowerCase() === 'attachment';
 }
 
 /**
