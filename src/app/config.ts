@@ -97,6 +97,15 @@ function bool(name: string, value: string | undefined, fallback: boolean): boole
   throw new Error(`${name} must be 0 or 1, got "${value}".`);
 }
 
+/**
+ * APP_DEBUG. Unset, the environment's default (on in dev and test); set but empty, off, as Symfony 5.4's
+ * Dotenv::bootEnv reads it (`(int) '' || filter_var('', FILTER_VALIDATE_BOOLEAN)` is false): a
+ * deployment's `APP_DEBUG=` (a template variable left unfilled) must not open the debug pages and profiler.
+ */
+function debugFlag(value: string | undefined, appEnv: string): boolean {
+  return value === '' ? false : bool('APP_DEBUG', value, appEnv !== 'prod');
+}
+
 /** Ten years: a cookie's expiry date must stay a date (browsers keep one 400 days at most anyway). */
 const TEN_YEARS_SECONDS = 10 * 365 * 24 * 3600;
 
@@ -141,7 +150,11 @@ export function parseByteSize(name: string, value: string): number {
   if (!m) throw new Error(`${name} must be a size such as 1mb, 512kb or 1048576, got "${value}".`);
   const unit = (m[2] ?? 'b').toLowerCase();
   const factor = unit === 'gb' ? 1024 ** 3 : unit === 'mb' ? 1024 ** 2 : unit === 'kb' ? 1024 : 1;
-  return Math.floor(Number(m[1]) * factor);
+  const bytes = Math.floor(Number(m[1]) * factor);
+  // A size past 2^53 − 1 (Infinity for 309 digits) is no exact byte count: it would turn the limit off
+  // where the `bodyLimit` option refuses the same number.
+  if (!Number.isSafeInteger(bytes)) throw new Error(`${name} must be a size of at most ${Number.MAX_SAFE_INTEGER} bytes, got "${value}".`);
+  return bytes;
 }
 
 /**
@@ -288,7 +301,7 @@ export function loadConfig(options: Partial<AppConfig> = {}, env: Env = readEnvi
   const overrides = checkedOptions(options as Record<string, unknown>);
   const appEnv = overrides.env ?? (env.APP_ENV || 'dev');
   if (appEnv !== 'dev' && appEnv !== 'prod' && appEnv !== 'test') throw new Error(`APP_ENV must be dev, prod or test, got "${appEnv}".`);
-  const debug = overrides.debug ?? bool('APP_DEBUG', env.APP_DEBUG, appEnv !== 'prod');
+  const debug = overrides.debug ?? debugFlag(env.APP_DEBUG, appEnv);
   const logLevel = (overrides.logLevel ?? (env.LOG_LEVEL || (debug ? 'debug' : 'warning')).toLowerCase()) as LevelName;
   // Own keys only: `constructor` or `__proto__` would be "in" the table and turn every record off.
   if (!Object.hasOwn(LEVELS, logLevel)) throw new Error(`LOG_LEVEL must be one of ${Object.keys(LEVELS).join(', ')}, got "${logLevel}".`);

@@ -33,21 +33,60 @@ export function interpolate(message: string, context: Record<string, unknown>): 
   if (parts.length === 1) return message;
   // A secret-named placeholder (`{password}`) never prints its value, wherever the message is shown.
   const masks = withSecretKeys.has(parts);
+  if (parts.length === 3) return parts[0]! + (keyText(context, parts[1]!, masks) ?? `{${parts[1]!}}`) + parts[2]!;
+  // Each key's text worked out once, as Monolog does (one replacement per context key, then strtr):
+  // earlier keys found by a scan while there are few (the debug `event` lines have two, on every
+  // listener call), through a Map past that.
+  const texts: (string | null)[] = [];
+  const byKey = parts.length > 2 * FEW_KEYS + 1 ? new Map<string, number>() : null;
+  let repeated = 0;
   let out = parts[0]!;
   for (let i = 1; i < parts.length; i += 2) {
     const key = parts[i]!;
+    const earlier = byKey !== null ? (byKey.get(key) ?? -1) : earlierKey(parts, i);
     let value: string | null;
-    try {
-      // Own fields only: `{constructor}` must not print what Object.prototype has under that name.
-      const raw = Object.hasOwn(context, key) ? context[key] : undefined;
-      value = placeholderText(masks ? (maskedField(key, raw) ?? raw) : raw);
-    } catch (error) {
-      // A getter or Proxy trap that throws costs its placeholder, not the record's line.
-      value = unreadableText(error);
+    if (earlier < 0) {
+      value = keyText(context, key, masks);
+      byKey?.set(key, i);
+    } else if ((value = texts[earlier]!) !== null && (repeated += value.length) > MAX_REPEATED_PLACEHOLDER_TEXT) {
+      value = null;
     }
+    texts[i] = earlier < 0 ? value : texts[earlier]!;
     out += (value === null ? `{${key}}` : value) + parts[i + 1]!;
   }
   return out;
+}
+
+/**
+ * Most text that repeated placeholders (a key met again in one message) add to it, in UTF-16 code
+ * units; past it a repeat stays as written. Beyond Monolog, whose strtr replaces every occurrence:
+ * a message may quote a client's text (the Referer of `No route found …`, thrown and logged by
+ * ErrorListener with `{ exception }` as context), and a 16 KB Referer of `{exception}` repeated made
+ * one request write the exception's own message 1,450 times, a 25 MB log line. The first occurrence
+ * of each key is always printed, so an application's own messages (short repeats, if any) read as before.
+ */
+export const MAX_REPEATED_PLACEHOLDER_TEXT = 64 * 1024;
+
+/** Up to this many placeholders, a repeated key is found by scanning the earlier ones. */
+const FEW_KEYS = 8;
+
+/** The index in `parts` of the first placeholder before `index` with the same key, or -1. */
+function earlierKey(parts: readonly string[], index: number): number {
+  const key = parts[index];
+  for (let j = 1; j < index; j += 2) if (parts[j] === key) return j;
+  return -1;
+}
+
+/** What the placeholder `{key}` prints (placeholderText), or null when it stays as written. */
+function keyText(context: Record<string, unknown>, key: string, masks: boolean): string | null {
+  try {
+    // Own fields only: `{constructor}` must not print what Object.prototype has under that name.
+    const raw = Object.hasOwn(context, key) ? context[key] : undefined;
+    return placeholderText(masks ? (maskedField(key, raw) ?? raw) : raw);
+  } catch (error) {
+    // A getter or Proxy trap that throws costs its placeholder, not the record's line.
+    return unreadableText(error);
+  }
 }
 
 /**
