@@ -36,7 +36,9 @@ function matchParameters(route: CompiledRoute, params: Record<string, unknown>, 
     for (const key of Object.keys(redirect)) out[key] = redirect[key];
   }
   out._route = route.name;
-  for (const key of Object.keys(route.defaults)) if (!Object.hasOwn(out, key)) out[key] = params[key];
+  // A `_controller` default (a migrated Symfony route's) names the controller in Symfony; here the route's
+  // `controller` is that controller, so it takes the default's place instead of being replaced by a string.
+  for (const key of Object.keys(route.defaults)) if (!Object.hasOwn(out, key)) out[key] = key === '_controller' ? controller : params[key];
   if (!Object.hasOwn(out, '_controller')) out._controller = controller;
   for (const key of Object.keys(params)) if (!Object.hasOwn(out, key)) out[key] = params[key];
   return out;
@@ -56,6 +58,17 @@ function routeParameters(match: Record<string, unknown>): Record<string, unknown
 function redirectRouteParams(redirect: Record<string, unknown>, params: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...redirect };
   for (const key of Object.keys(params)) if (!Object.hasOwn(out, key) && key !== '_route' && key !== '_controller') out[key] = params[key];
+  return out;
+}
+
+/**
+ * RouterListener's `_route_params`: the match after `unset($parameters['_route'], $parameters['_controller'])`,
+ * so a route default or path variable of either name stays out of it (copied only then).
+ */
+function withoutRouteKeys(params: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.hasOwn(params, '_route') && !Object.hasOwn(params, '_controller')) return params;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(params)) if (key !== '_route' && key !== '_controller') out[key] = params[key];
   return out;
 }
 
@@ -106,7 +119,7 @@ export class RouterListener {
     const attributes = request.attributes;
     const matched = matchParameters(route, params, controller, redirect);
     for (const key of Object.keys(matched)) attributes.set(key, matched[key]);
-    attributes.set('_route_params', redirect !== null ? redirectRouteParams(redirect, params) : params);
+    attributes.set('_route_params', redirect !== null ? redirectRouteParams(redirect, params) : withoutRouteKeys(params));
     attributes.set('_route_options', redirect !== null ? redirectRouteOptions(route.options) : (route.definition.options ?? {}));
 
     if (request.logs('info')) {

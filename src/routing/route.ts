@@ -125,9 +125,9 @@ function sanitizeRequirement(routeName: string, variable: string, regex: string)
 }
 
 /**
- * A string requirement compiled as Symfony compiles it with the `utf8` option (on in the 5.4 recipe): one
- * that names Unicode properties (`\p{L}+`, PCRE's `\pL+`) gets the `u` flag, without which JavaScript
- * reads `\p{L}` as the letters "p{L}" and the route never matches; a pattern `u` refuses fails the build.
+ * A string requirement compiled as Symfony compiles it with the `utf8` option (on in the 5.4 recipe), with
+ * the `u` flag. One that names Unicode properties (`\p{L}+`, PCRE's `\pL+`) must have it, without which
+ * JavaScript reads `\p{L}` as the letters "p{L}": a pattern `u` refuses then fails the build.
  */
 function compileStringRequirement(requirement: string): RegExp {
   let named = false;
@@ -135,13 +135,26 @@ function compileStringRequirement(requirement: string): RegExp {
     named = true;
     return `${slashes}\\${p}${name === '{' ? '{' : `{${name}}`}`;
   });
-  return named ? new RegExp(`^(?:${unicode})$`, 'u') : new RegExp(`^(?:${requirement})$`);
+  // `s`: RouteCompiler::compilePattern wraps the route regex as `{^…$}sD`, so `.` also takes a newline
+  // (`%0A` in a value): `.+` refused `a%0Ab`, which Symfony matches.
+  if (named) return new RegExp(`^(?:${unicode})$`, 'su');
+  // RouteCompiler::compile adds `u` to every route regex under the recipe's `utf8: true`, so `.` and
+  // `[^/]` take a whole character and `{1,8}` counts characters: without it an emoji counted twice and
+  // `[^/]{1,8}` refused four of them. A pattern PCRE takes but `u` refuses (`\_`, `\-` outside a class)
+  // keeps the plain flags rather than failing the build.
+  try {
+    return new RegExp(`^(?:${requirement})$`, 'su');
+  } catch {
+    return new RegExp(`^(?:${requirement})$`, 's');
+  }
 }
 
 function compileRequirement(routeName: string, variable: string, requirement: string | RegExp): RegExp {
   try {
     if (requirement instanceof RegExp) {
-      return new RegExp(`^(?:${requirement.source})$`, requirement.flags.replace(/[gy]/g, ''));
+      // Without `m`: with it the anchors added here matched at any line, so `/\d+/m` accepted `1%0A<x>`;
+      // Symfony's route regex (`{^…$}sD`, RouteCompiler::compilePattern) anchors at the whole value.
+      return new RegExp(`^(?:${requirement.source})$`, requirement.flags.replace(/[gym]/g, ''));
     }
     if (typeof requirement !== 'string') throw new TypeError('a requirement must be a string or a RegExp');
     return compileStringRequirement(requirement);
@@ -163,8 +176,10 @@ function requirementSource(requirement: string | RegExp): string {
  * utf8), so `[a-z]{2}` accepts `EN` and `(?!admin)[a-z]+` accepts `admin` there, though the matcher
  * (case-sensitive, look-arounds kept) would not match the URL it gives.
  */
-function generatorRequirement(compiled: RegExp): RegExp {
-  const flags = compiled.flags.includes('i') ? compiled.flags : compiled.flags + 'i';
+function generatorRequirement(compiled: RegExp, fromString: boolean): RegExp {
+  // doGenerate's `#^…$#i(u)` has no `s`, unlike the matcher's regex: a string requirement's `.` takes no newline there.
+  const own = fromString ? compiled.flags.replace('s', '') : compiled.flags;
+  const flags = own.includes('i') ? own : own + 'i';
   try {
     return new RegExp(withoutLookarounds(compiled.source), flags);
   } catch {
@@ -364,7 +379,7 @@ export class CompiledRouteImpl implements CompiledRoute {
       const compiled = compileRequirement(name, variable, requirement);
       // A requirement for something that is not a path variable is ignored, as in Symfony.
       if (variables.includes(variable)) {
-        requirements.set(variable, { regexp: compiled, generator: generatorRequirement(compiled), source: requirementSource(requirement) });
+        requirements.set(variable, { regexp: compiled, generator: generatorRequirement(compiled, typeof requirement === 'string'), source: requirementSource(requirement) });
       }
     }
     this.requirements = requirements;

@@ -40,6 +40,7 @@ import {
 } from './route.ts';
 import { hardenGeneratedPath, isUnsafeRedirectPath } from './safe-path.ts';
 import { nullRecord } from '../http/null-record.ts';
+import { isWellFormedText, wellFormed } from '../http/url-encode.ts';
 
 export type { CompiledRoute, RouteDefinition, RouteOptions } from './route.ts';
 
@@ -325,8 +326,10 @@ export class Router {
       }
       const requirement = route.requirements.get(variable);
       // An empty value is given, not missing: Symfony checks it against the requirement, which no path
-      // variable here can satisfy (UrlGeneratorTest::testRequiredParamAndEmptyPassed).
-      if (text === '' || (requirement !== undefined && !requirement.generator.test(text))) {
+      // variable here can satisfy (UrlGeneratorTest::testRequiredParamAndEmptyPassed). A lone surrogate
+      // (a title cut inside an emoji) has no UTF-8 form: UrlGenerator::doGenerate's `preg_match(…'u')`
+      // fails on such bytes (utf8 recipe), so it is InvalidParameterException, not encodeURIComponent's URIError.
+      if (text === '' || !isWellFormedText(text) || (requirement !== undefined && !requirement.generator.test(text))) {
         const expected = requirement !== undefined ? requirement.source : route.wildcardVariables.has(variable) ? '.+' : '[^/]++';
         invalid = new InvalidParameterException(
           `Parameter "${variable}" for route "${name}" must match "${expected}" ("${text}" given) to generate a corresponding URL.`,
@@ -355,7 +358,7 @@ export class Router {
         continue;
       }
       if (Object.hasOwn(route.defaults, key) && sameAsDefault(value, route.defaults[key])) continue;
-      appendQuery(query, encodeURIComponent(key), value, 0);
+      appendQuery(query, encodeURIComponent(wellFormed(key)), value, 0);
     }
     if (query.length > 0) url += '?' + query.join('&');
     if (fragment !== undefined && fragment !== '') url += '#' + encodeFragment(fragment);
@@ -505,11 +508,13 @@ function appendQuery(out: string[], key: string, value: unknown, depth: number):
     if (depth > 8) return;
     // Object.entries skips the holes of a sparse array, as http_build_query has no such entries.
     const entries = Object.entries(value);
-    for (const [k, v] of entries) appendQuery(out, `${key}%5B${encodeURIComponent(k)}%5D`, v, depth + 1);
+    for (const [k, v] of entries) appendQuery(out, `${key}%5B${encodeURIComponent(wellFormed(k))}%5D`, v, depth + 1);
     return;
   }
   const text = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
-  out.push(`${key}=${encodeURIComponent(text)}`);
+  // http_build_query encodes whatever bytes it is given; a lone surrogate (no UTF-8 form, a URIError
+  // for encodeURIComponent) is written as U+FFFD, as rawUrlEncode writes it elsewhere.
+  out.push(`${key}=${encodeURIComponent(wellFormed(text))}`);
 }
 
 /**
@@ -518,7 +523,7 @@ function appendQuery(out: string[], key: string, value: unknown, depth: number):
  * browser hands the fragment to scripts undecoded (`location.hash`), they see Symfony's bytes.
  */
 function encodeFragment(fragment: string): string {
-  return encodeURIComponent(fragment)
+  return encodeURIComponent(wellFormed(fragment))
     .replace(/['()]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase())
     .replace(/%(2F|3F|40|3A|3B|2C)/g, (e) => decodeURIComponent(e));
 }
@@ -531,6 +536,7 @@ function encodeFragment(fragment: string): string {
  */
 function sameAsDefault(value: unknown, fallback: unknown, depth = 0): boolean {
   if (value === fallback) return true;
+  if (fallback === null) return looselyNull(value);
   if (isScalar(value) && isScalar(fallback)) return phpLooseEquals(value, fallback);
   if (!isContainer(value) || !isContainer(fallback) || depth > 8) return false;
   const keys = Object.keys(value);
@@ -560,6 +566,17 @@ function phpLooseEquals(a: Scalar, b: Scalar): boolean {
   const numericB = typeof b === 'number' || NUMERIC_STRING.test(b);
   if (numericA && numericB) return Number(a) === Number(b);
   return String(a) === String(b);
+}
+
+/**
+ * PHP 8's `$value == null`: a string compares with '' (so `'0'` is not null), anything else by truthiness
+ * (`0`, `false` and an empty array are null). A default of null is the common "no filter" default: an
+ * empty value for it stays out of the query string, as array_udiff_assoc leaves it out in doGenerate.
+ */
+function looselyNull(value: unknown): boolean {
+  if (typeof value === 'string') return value === '';
+  if (isScalar(value)) return !phpTruthy(value);
+  return isContainer(value) && Object.keys(value).length === 0;
 }
 
 function phpTruthy(value: Scalar): boolean {

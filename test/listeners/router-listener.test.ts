@@ -265,3 +265,16 @@ test('regression: the trailing-slash redirect of `/dir?0` kept `?0`; PHP reads t
     ['/dir?', 'http://localhost/dir/'],
   ]);
 });
+
+test('regression: a `_controller` route default (kept from a migrated Symfony route) replaced the route\'s controller: 404 "Unable to find the controller"', async () => {
+  const { app } = testApp({
+    routes: [{
+      name: 'member', path: '/members/:id', defaults: { _controller: 'App\\Controller\\MemberController::show', _route: 'other', tab: 'profile' },
+      controller: (request: KernelRequest) => HttpResponse.json({ route: request.attributes.get('_route'), params: request.attributes.get('_route_params') }),
+    }],
+  });
+  const response = await send(app, '/members/7');
+  assert.equal(response.status, 200);
+  // RouterListener: `_route_params` is the match without `_route` and `_controller`.
+  assert.deepEqual(await response.json(), { route: 'member', params: { tab: 'profile', id: '7' } });
+});

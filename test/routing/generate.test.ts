@@ -244,6 +244,28 @@ describe('Symfony 5.4 UrlGenerator::doGenerate parity', () => {
     assert.equal(g.get('double')!.path, '/x');
     assert.throws(() => router(route('rel', 'x')), /must start with "\/"/);
   });
+
+  test('regression: a lone surrogate (a title cut inside an emoji) crashed URL generation with URIError "URI malformed"', () => {
+    const cut = 'Party 🎉'.slice(0, 7); // ends with the emoji's high surrogate
+    // Query, key and fragment: written as U+FFFD, as http_build_query and rawurlencode write any bytes.
+    assert.equal(r.generate('home', { q: cut }), '/?q=Party%20%EF%BF%BD');
+    assert.equal(r.generate('home', { [cut]: 1 }), '/?Party%20%EF%BF%BD=1');
+    assert.equal(r.generate('home', { f: { [cut]: 1 } }), '/?f%5BParty%20%EF%BF%BD%5D=1');
+    assert.equal(r.generate('home', { _fragment: cut }), '/#Party%20%EF%BF%BD');
+    // Path: UrlGenerator's requirement check (`u`, the utf8 recipe) refuses the value.
+    assert.throws(() => r.generate('name', { name: cut }), (e: unknown) => e instanceof InvalidParameterException && /must match "\[\^\/\]\+\+"/.test(e.message));
+    assert.throws(() => r.generate('files', { rest: ['a', cut] }), InvalidParameterException);
+  });
+
+  test('regression: an extra parameter empty under PHP\'s == null (\'\', 0, false, []) went to the query string when its default is null', () => {
+    const g = router(route('search', '/search', ['GET'], { defaults: { sort: null } }));
+    assert.equal(g.generate('search', { sort: '' }), '/search');
+    assert.equal(g.generate('search', { sort: 0 }), '/search');
+    assert.equal(g.generate('search', { sort: false }), '/search');
+    // '0' == null is false in PHP (null compares with a string as ''), so it stays, as any other value.
+    assert.equal(g.generate('search', { sort: '0' }), '/search?sort=0');
+    assert.equal(g.generate('search', { sort: 'price' }), '/search?sort=price');
+  });
 });
 
 describe('generation errors', () => {

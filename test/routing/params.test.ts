@@ -139,6 +139,40 @@ describe('requirements', () => {
     assert.throws(() => r.generate('word', { w: '42' }), /must match "\\p\{L\}\+" \("42" given\)/);
   });
 
+  test('regression: a string requirement counted an emoji as two characters ([^/]{1,3} refused three emoji); Symfony\'s utf8 routes compile every requirement with u', () => {
+    const r = router(
+      route('tag', '/tag/:t', undefined, { requirements: { t: '[^/]{1,3}' } }),
+      route('one', '/one/:c', undefined, { requirements: { c: '.' } }),
+      route('pcre', '/pcre/:w', undefined, { requirements: { w: '[a-z\\_]+' } }),
+    );
+    const three = encodeURIComponent('😀😀😀');
+    assert.deepEqual(expectMatch(r, `/tag/${three}`, 'GET', 'tag').params, { t: '😀😀😀' });
+    expectNotFound(r, `/tag/${three}x`, 'GET', `No routes found for "/tag/${three}x/".`);
+    expectMatch(r, `/one/${encodeURIComponent('🎉')}`, 'GET', 'one');
+    assert.equal(r.generate('tag', { t: '😀😀' }), `/tag/${encodeURIComponent('😀😀')}`);
+    // A pattern PCRE accepts but the u flag refuses (\_) still builds and matches as before.
+    expectMatch(r, '/pcre/a_b', 'GET', 'pcre');
+  });
+
+  test('regression: a "." in a string requirement refused a newline (.+ on a%0Ab was a 404); RouteCompiler compiles route regexes with the s modifier', () => {
+    const r = router(
+      route('note', '/note/:text', undefined, { requirements: { text: '.+' } }),
+      route('word', '/word/:w', undefined, { requirements: { w: '\\p{L}.' } }),
+    );
+    assert.deepEqual(expectMatch(r, '/note/a%0Ab', 'GET', 'note').params, { text: 'a\nb' });
+    assert.deepEqual(expectMatch(r, '/word/a%0A', 'GET', 'word').params, { w: 'a\n' });
+    assert.equal(r.generate('note', { text: 'a b' }), '/note/a%20b');
+    // UrlGenerator::doGenerate checks with `#^…$#iu`, no s: it refuses the newline it would match.
+    assert.throws(() => r.generate('note', { text: 'a\nb' }), /must match "\.\+"/);
+  });
+
+  test('regression: a RegExp requirement with the m flag matched one line of the value (/\\d+/m accepted 1%0A<script>)', () => {
+    const r = router(route('item', '/item/:id', undefined, { requirements: { id: /\d+/m } }));
+    expectMatch(r, '/item/12', 'GET', 'item');
+    expectNotFound(r, '/item/1%0A%3Cscript%3E', 'GET', 'No routes found for "/item/1%0A%3Cscript%3E/".');
+    assert.throws(() => r.generate('item', { id: '1\n<script>' }), /must match/);
+  });
+
   test('regression: \\A and \\z anchors made a requirement match the letters A and z; they are dropped as Route::sanitizeRequirement drops them, and an empty requirement is refused', () => {
     const r = router(route('id', '/id/:id', undefined, { requirements: { id: '\\A\\d+\\z' } }), route('caret', '/c/:id', undefined, { requirements: { id: '^\\d+$' } }));
     expectMatch(r, '/id/12', 'GET', 'id');
