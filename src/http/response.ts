@@ -348,7 +348,7 @@ function isOtherFetchResponse(value: unknown): value is Response {
 }
 
 /** Cancels a stream no one will read; a locked one (its reader's to cancel) is left as it is. */
-function cancelQuietly(stream: ReadableStream<Uint8Array>): void {
+export function cancelQuietly(stream: ReadableStream<Uint8Array>): void {
   try {
     stream.cancel().catch(() => {});
   } catch {

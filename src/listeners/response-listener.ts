@@ -1,6 +1,6 @@
 import type { ResponseEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
-import type { ResponseHeaders } from '../http/response.ts';
+import { cancelQuietly, type ResponseHeaders } from '../http/response.ts';
 
 /** MIME types for the `_format` request attribute (Symfony's Request::$formats, first entries). */
 const FORMAT_MIME: Record<string, string> = Object.assign(Object.create(null), {
@@ -152,7 +152,7 @@ function isLockedStream(body: unknown): boolean {
 function dropBody(response: { body: unknown }): void {
   const body = response.body;
   if (body !== null && typeof body === 'object' && typeof (body as ReadableStream).cancel === 'function') {
-    (body as ReadableStream).cancel().catch(() => {});
+    cancelQuietly(body as ReadableStream<Uint8Array>);
     // Still a stream, an empty one: a Fetch host measures a string body (Deno would declare
     // `Content-Length: 0` for HEAD where GET is chunked), but not a stream.
     response.body = new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });

@@ -4,7 +4,10 @@
  * backpressure). Apart from the listener, which decides when to write; this decides how.
  */
 import type http from 'node:http';
+import { cancelQuietly } from '../../http/response.ts';
 import { noop, reportRequestError, sendInternalError } from './failures.ts';
+
+export { cancelQuietly };
 import type { IncomingSource } from './incoming-source.ts';
 import type { NodeApp, NodeResponse, RequestLogger, ServerState } from './types.ts';
 
@@ -39,14 +42,6 @@ function encodeLarge(text: string): Buffer {
   bytes.copy(all, 0, 0, head.written);
   const rest = utf8Encoder.encodeInto(text.slice(head.read), all.subarray(head.written));
   return all.subarray(0, head.written + rest.written);
-}
-
-export function cancelQuietly(stream: ReadableStream<Uint8Array>): void {
-  try {
-    stream.cancel().catch(noop);
-  } catch {
-    // a locked stream: nothing to cancel from here
-  }
 }
 
 /** A Content-Length value worth repeating on HEAD: decimal digits only (one value, no list). */
