@@ -6,6 +6,7 @@ import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import type { Authenticator } from '../security/authenticator.ts';
 import { IRMS_TOKEN_ATTRIBUTE, MEMBER_ID_ATTRIBUTE } from '../security/login.ts';
 import { loginRedirect, redirectsToLogin } from '../security/entry-point.ts';
+import { saveTargetPath } from '../security/target-path.ts';
 import { maskToken } from '../security/mask.ts';
 import { getMember } from '../security/member.ts';
 
@@ -26,8 +27,8 @@ const UNAUTHORIZED_MESSAGE = 'Full authentication is required to access this res
  * - check: routes with the `requiresLogin` option reject anonymous requests — 401 with
  *   `WWW-Authenticate: Bearer` (JSON clients get problem+json from the error listener), or, for HTML
  *   clients when a login path is configured, a 302 to it: the firewall's own `loginPath`, else LOGIN_PATH
- *   (none on stateless firewalls), as Symfony's entry point is per firewall. HEAD is treated as GET
- *   (nothing here depends on the method).
+ *   (none on stateless firewalls), as Symfony's entry point is per firewall; the URL asked for is kept
+ *   in the session for the login controller (target-path.ts). HEAD is treated as GET.
  */
 export class LoginListener {
   private readonly authenticator: Authenticator;
@@ -62,7 +63,7 @@ export class LoginListener {
         // converters ran the app's lookups for anonymous clients (a 404 for a missing id, the redirect for
         // an existing one) and its `cache` option made the browser keep the redirect to the login page.
         event.stopPropagation();
-        return;
+        return saveTargetPath(request);
       }
       throw new UnauthorizedHttpException('Bearer', UNAUTHORIZED_MESSAGE);
     }),

@@ -11,6 +11,7 @@ import { listener, type Listener } from '../kernel/hooks.ts';
 import type { Authenticator } from '../security/authenticator.ts';
 import { loginRedirect, redirectsToLogin } from '../security/entry-point.ts';
 import { FIREWALL_ATTRIBUTE, getMember } from '../security/member.ts';
+import { saveTargetPath } from '../security/target-path.ts';
 
 /**
  * The priority the firewall registers its ExceptionListener at (Firewall::onKernelRequest): above the
@@ -62,13 +63,13 @@ function settleToken(event: ExceptionEvent, authenticator: Authenticator): void 
   }
 }
 
-function handleAuthenticationException(event: ExceptionEvent, authenticator: Authenticator, error: AuthenticationException): void {
+function handleAuthenticationException(event: ExceptionEvent, authenticator: Authenticator, error: AuthenticationException): void | Promise<void> {
   event.request.logger.info('security', 'An AuthenticationException was thrown; redirecting to authentication entry point.', { exception: error });
-  startAuthentication(event, authenticator, error);
+  return startAuthentication(event, authenticator, error);
 }
 
 /** ExceptionListener::handleAccessDeniedException (5.4). */
-function handleAccessDeniedException(event: ExceptionEvent, authenticator: Authenticator, error: AccessDeniedException): void {
+function handleAccessDeniedException(event: ExceptionEvent, authenticator: Authenticator, error: AccessDeniedException): void | Promise<void> {
   const logger = event.request.logger;
   event.setThrowable(new AccessDeniedHttpException(error.message, error));
   const member = getMember(event.request);
@@ -81,17 +82,18 @@ function handleAccessDeniedException(event: ExceptionEvent, authenticator: Authe
 
 /**
  * ExceptionListener::startAuthentication (5.4): the firewall's entry point answers — here the login
- * path's redirect, for the clients `requiresLogin` redirects too (README) — or, without one,
+ * path's redirect, for the clients `requiresLogin` redirects too (README), with the URL asked for kept
+ * in the session (setTargetPath) — or, without one,
  * throwUnauthorizedException: the NOTICE and HttpException(401, <its message>).
  */
-function startAuthentication(event: ExceptionEvent, authenticator: Authenticator, error: AuthenticationException): void {
+function startAuthentication(event: ExceptionEvent, authenticator: Authenticator, error: AuthenticationException): void | Promise<void> {
   const request = event.request;
   const logger = request.logger;
   const loginPath = authenticator.loginPathOf(request);
   if (redirectsToLogin(request, loginPath)) {
     logger.debug('security', 'Calling Authentication entry point.');
     event.setResponse(loginRedirect(request, loginPath));
-    return;
+    return saveTargetPath(request);
   }
   const firewall = request.attributes.get(FIREWALL_ATTRIBUTE);
   logger.notice('security', `No Authentication entry point configured, returning a 401 HTTP response. Configure "entry_point" on the firewall "${String(firewall)}" if you want to modify the response.`);

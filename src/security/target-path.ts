@@ -1,0 +1,64 @@
+import type { KernelRequest } from '../http/request.ts';
+import { startSession } from '../session/session.ts';
+import { isStatelessRoute } from './authenticator.ts';
+import { FIREWALL_ATTRIBUTE, FIREWALL_CONTEXT_ATTRIBUTE } from './member.ts';
+
+/**
+ * Symfony's TargetPathTrait: where an anonymous visitor was going when the firewall sent them to the
+ * login page, kept in the session under `_security.<firewall>.target_path` so the login controller can
+ * send them back. The firewall's name is the one of the protected route (the key Symfony uses), not
+ * necessarily the login route's: pass it when the two differ.
+ */
+function key(firewall: string): string {
+  return `_security.${firewall}.target_path`;
+}
+
+function firewallOf(request: KernelRequest): string {
+  const name = request.attributes.get(FIREWALL_ATTRIBUTE);
+  return typeof name === 'string' ? name : '';
+}
+
+/**
+ * ExceptionListener::setTargetPath (5.4), run when the entry point redirects to the login path: only on
+ * stateful firewalls, for safe methods (the visitor can be sent back there with a GET) and not for XHRs.
+ * The session is loaded first when its store answers asynchronously. A store that fails to load it
+ * costs the visitor only the way back: the redirect to the login page is still answered.
+ */
+export function saveTargetPath(request: KernelRequest): void | Promise<void> {
+  const firewall = firewallOf(request);
+  const context = request.attributes.get(FIREWALL_CONTEXT_ATTRIBUTE);
+  if (firewall === '' || typeof context !== 'string' || context === '' || isStatelessRoute(request)) return;
+  if (!request.isMethodSafe() || request.isXmlHttpRequest() || !request.hasSession()) return;
+  try {
+    const save = () => request.getSession().set(key(firewall), request.getUri());
+    const pending = startSession(request);
+    if (pending) return pending.then(save, () => undefined);
+    save();
+  } catch {
+    // as above: the redirect matters more than the way back
+  }
+}
+
+/**
+ * The URL an anonymous visitor of `firewall` (default: this request's) was sent to the login page from,
+ * or null. Read it in your login controller after logIn() to send the member back, then removeTargetPath():
+ *
+ * ```ts
+ * logIn(request, { memberId, irmsToken });
+ * const back = getTargetPath(request);
+ * removeTargetPath(request);
+ * return HttpResponse.redirect(back ?? '/');
+ * ```
+ */
+export function getTargetPath(request: KernelRequest, firewall: string = firewallOf(request)): string | null {
+  if (firewall === '' || !request.hasSession()) return null;
+  const value = request.getSession().get(key(firewall));
+  return typeof value === 'string' ? value : null;
+}
+
+/** Forgets the target path of `firewall` (default: this request's), as Symfony's success handler does once it used it. */
+export function removeTargetPath(request: KernelRequest, firewall: string = firewallOf(request)): void {
+  if (firewall === '' || !request.hasSession()) return;
+  const session = request.getSession();
+  if (session.has(key(firewall))) session.remove(key(firewall));
+}
