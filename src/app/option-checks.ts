@@ -71,7 +71,7 @@ const CREATE_APP_ONLY_CHECKS: { readonly [K in Exclude<keyof AppOptions, keyof A
     const missing = SESSION_STORE_METHODS.find((method) => typeof value[method] !== 'function') ?? (value.touch !== undefined && typeof value.touch !== 'function' ? 'touch' : undefined);
     if (missing !== undefined) throw new Error(`createApp option "${name}" must be ${what}, got an object whose "${missing}" is ${described(value[missing])}.`);
   },
-  firewalls: (name, value) => void arrayOption(name, 'an array of firewalls ({ name, pattern?, security?, stateless?, lazy?, context?, logoutPath?, loginPath? })', value, isObject),
+  firewalls: (name, value) => void arrayOption(name, 'an array of firewalls ({ name, pattern?, security?, stateless?, lazy?, context?, logoutPath?, logoutTarget?, loginPath? })', value, isObject),
   verifyBearerToken: aFunction,
   refreshMember: aFunction,
   localeAware: (name, value) => void arrayOption(name, 'an array of services with a setLocale(locale) function', value, (entry) => isObject(entry) && typeof entry.setLocale === 'function'),

@@ -1,7 +1,11 @@
 import type { FinishRequestEvent, RequestEvent } from '../kernel/events.ts';
 import { listener, type Listener } from '../kernel/hooks.ts';
 import type { Authenticator } from '../security/authenticator.ts';
-import { LOGOUT_PATH_ATTRIBUTE } from '../security/login.ts';
+import { rawUrlDecode } from '../http/url-encode.ts';
+import type { KernelRequest } from '../http/request.ts';
+import { redirectOnHost } from '../security/entry-point.ts';
+import type { Firewall } from '../security/firewall-map.ts';
+import { LOGOUT_PATH_ATTRIBUTE, logOut } from '../security/login.ts';
 import { TOKEN_ATTRIBUTE } from '../security/member.ts';
 import type { FirewallMap } from '../security/firewall-map.ts';
 import { createSecurityExceptionListener } from './security-exception-listener.ts';
@@ -13,7 +17,8 @@ import { createSecurityExceptionListener } from './security-exception-listener.t
  * - onKernelRequest: runs the firewall. `security: false` firewalls do nothing. Others register the
  *   security ExceptionListener for this request (security-exception-listener.ts); lazy firewalls defer
  *   authentication for GET and HEAD (alike) until something needs the member — LoginListener::setup
- *   does, before the controller; other methods, and non-lazy firewalls, authenticate now.
+ *   does, before the controller; other methods, and non-lazy firewalls, authenticate now. A request
+ *   to the firewall's logout path is logged out here, as by Symfony's LogoutListener (below).
  * - onKernelFinishRequest: resets the logout URL generator, and settles a still-deferred
  *   authentication as anonymous so nothing after the response (kernel.terminate) loads the session
  *   that was already saved.
@@ -47,6 +52,7 @@ export class FirewallListener {
     if (firewall === null || !firewall.security) return;
     const added = request.exceptionListeners;
     request.exceptionListeners = added === null ? this.exceptionListeners : [...added, this.exceptionListener];
+    if (firewall.logoutPath !== null && requestsLogout(request, firewall.logoutPath)) return logout(event, this.authenticator, firewall);
     const method = request.method;
     if (firewall.lazy && (method === 'GET' || method === 'HEAD')) return;
     return this.authenticator.authenticate(request);
@@ -59,4 +65,37 @@ export class FirewallListener {
     attributes.remove(LOGOUT_PATH_ATTRIBUTE);
     if (!attributes.has(TOKEN_ATTRIBUTE)) attributes.set(TOKEN_ATTRIBUTE, null);
   });
+}
+
+/**
+ * HttpUtils::checkRequestPath: the logout path is the decoded path info (`rawurldecode`), or, when it is
+ * no path, the name of the matched route. The decode runs only for paths with an escape.
+ */
+function requestsLogout(request: KernelRequest, logoutPath: string): boolean {
+  if (logoutPath[0] !== '/') return request.attributes.get('_route') === logoutPath;
+  const path = request.pathInfo;
+  return path === logoutPath || (path.includes('%') && rawUrlDecode(path) === logoutPath);
+}
+
+/**
+ * Symfony's LogoutListener, which the firewall runs after its ContextListener: the member (session or
+ * remember-me) is settled first, then logged out — the session invalidated (SessionLogoutListener),
+ * the remember-me cookie cleared — and the request is answered with a redirect to the firewall's
+ * logout target (DefaultLogoutListener), before routing's controller or any later listener runs.
+ */
+function logout(event: RequestEvent, authenticator: Authenticator, firewall: Firewall): void | Promise<void> {
+  const request = event.request;
+  const done = () => {
+    logOut(request);
+    event.setResponse(logoutRedirect(request, firewall.logoutTarget));
+  };
+  const pending = authenticator.authenticate(request);
+  if (pending) return pending.then(done);
+  done();
+}
+
+/** HttpUtils::generateUri: a URL as it is, a path on this host, else a route name (an absolute URL to it). */
+function logoutRedirect(request: KernelRequest, target: string): ReturnType<typeof redirectOnHost> {
+  if (target[0] === '/' || /^https?:\/\//i.test(target)) return redirectOnHost(request, target);
+  return redirectOnHost(request, request.generateUrl(target, {}, { absolute: true }));
 }

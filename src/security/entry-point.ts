@@ -7,7 +7,12 @@ import { HttpResponse } from '../http/response.ts';
  * path is left as written, never prefixed into another host's URL.
  */
 export function loginRedirect(request: KernelRequest, loginPath: string): HttpResponse {
-  const absolute = loginPath[0] === '/' && loginPath[1] !== '/' && loginPath[1] !== '\\' && request.getHost() !== '' ? request.getSchemeAndHttpHost() + loginPath : loginPath;
+  return redirectOnHost(request, loginPath);
+}
+
+/** HttpUtils::createRedirectResponse: a 302 to `path`, made absolute on this host when it is a path (as above). */
+export function redirectOnHost(request: KernelRequest, path: string): HttpResponse {
+  const absolute = path[0] === '/' && path[1] !== '/' && path[1] !== '\\' && request.getHost() !== '' ? request.getSchemeAndHttpHost() + path : path;
   return HttpResponse.redirect(absolute, 302);
 }
 

@@ -20,8 +20,15 @@ export interface FirewallConfig {
   lazy?: boolean;
   /** Firewalls sharing a context share the logged-in member. Default: the firewall's name. */
   context?: string;
-  /** Path of this firewall's logout route (for `logoutUrl(request)`). */
+  /**
+   * This firewall's logout path (Symfony's `logout.path`): a request to it is logged out by the firewall
+   * before any controller runs, and redirected to `logoutTarget`. A path (`/logout`) or a route name
+   * (`app_logout`). It still needs a route, as in Symfony, whose controller never runs. Also what
+   * `logoutUrl(request)` answers.
+   */
   logoutPath?: string;
+  /** Where a logout redirects (Symfony's `logout.target`): a path on this host or a URL. Default `/`. */
+  logoutTarget?: string;
   /**
    * This firewall's entry point: where anonymous HTML clients of its `requiresLogin` routes are sent
    * ('' = 401). Default: LOGIN_PATH, except on `stateless` firewalls, which answer 401 (Symfony's API
@@ -39,6 +46,7 @@ export interface Firewall {
   /** '' when the firewall has no security or is stateless (nothing kept in the session). */
   readonly context: string;
   readonly logoutPath: string | null;
+  readonly logoutTarget: string;
   /** Its own login path ('' = 401), or null to use LOGIN_PATH. */
   readonly loginPath: string | null;
 }
@@ -73,7 +81,10 @@ export class FirewallMap {
     for (const config of configs) {
       if (!config || typeof config.name !== 'string' || config.name === '') throw new Error('Every firewall needs a name.');
       if (this.byName.has(config.name)) throw new Error(`Firewall "${config.name}" is defined more than once.`);
-      if (config.loginPath !== undefined && typeof config.loginPath !== 'string') throw new Error(`Firewall "${config.name}": loginPath must be a string, got ${typeof config.loginPath}.`);
+      for (const key of ['loginPath', 'logoutPath', 'logoutTarget'] as const) {
+        if (config[key] !== undefined && typeof config[key] !== 'string') throw new Error(`Firewall "${config.name}": ${key} must be a string, got ${typeof config[key]}.`);
+      }
+      if (config.logoutPath === '') throw new Error(`Firewall "${config.name}": logoutPath must not be empty (leave it out for no logout).`);
       const security = config.security ?? true;
       const stateless = config.stateless ?? false;
       const pattern = config.pattern === undefined ? null : config.pattern instanceof RegExp ? new RegExp(config.pattern.source, config.pattern.flags.replace(/[gy]/g, '')) : new RegExp(config.pattern);
@@ -85,6 +96,7 @@ export class FirewallMap {
         lazy: config.lazy ?? true,
         context: security && !stateless ? config.context ?? config.name : '',
         logoutPath: config.logoutPath ?? null,
+        logoutTarget: config.logoutTarget || '/',
         // A stateless firewall has no session to come back to after a form login: its clients get the 401.
         loginPath: config.loginPath ?? (stateless ? '' : null),
       });
