@@ -1,5 +1,5 @@
 import type { KernelRequest } from '../http/request.ts';
-import { HttpResponse } from '../http/response.ts';
+import { cancelQuietly, HttpResponse } from '../http/response.ts';
 import { toError } from './exceptions.ts';
 
 /** A controller: gets the request (route parameters in `request.attributes`) and the resolved arguments. */
@@ -113,7 +113,12 @@ export class ResponseEvent extends KernelEvent {
     super();
   }
   setResponse(response: HttpResponse | Response): void {
+    const replaced = this.response;
     this.response = eventResponse(response);
+    // No one reads the replaced body any more: a stream's source (a file, an upstream fetch's connection)
+    // is let go now rather than when collected, as setContent does. One the new response carries on, or
+    // one piped into it (locked), is left alone.
+    if (replaced.isStreamed && replaced.body !== this.response.body) cancelQuietly(replaced.body as ReadableStream<Uint8Array>);
   }
 }
 

@@ -25,11 +25,14 @@ export class FrameworkError extends Error {
     // constructor of the class chain.
     const capture = (Error as { captureStackTrace?: (target: object, ctor?: unknown) => void }).captureStackTrace;
     if (capture) Error.stackTraceLimit = 0;
-    super(message, previous === undefined ? undefined : { cause: previous });
-    if (capture) {
-      Error.stackTraceLimit = limit;
-      capture(this, new.target);
+    try {
+      super(message, previous === undefined ? undefined : { cause: previous });
+    } finally {
+      // The limit is the whole process's: a message the Error constructor cannot make a string of (a
+      // Symbol, a null-prototype object) throws here, and left every later error of the process stackless.
+      if (capture) Error.stackTraceLimit = limit;
     }
+    if (capture) capture(this, new.target);
     this.previous = previous;
   }
   get className(): string {

@@ -267,72 +267,90 @@ export class HttpKernel {
   }
 
   /**
-   * Debug dispatch: the same, and every call traced and logged on the `event` channel once it is over.
-   * One clock read per call: the end of a call starts the next one unless an `event` line was
-   * written in between (traced() then reads the clock again).
+   * Debug dispatch: the same, and every call traced (hook, listener, duration) for the profiler. The
+   * hook's `event` lines are written once it is over, whether it ends, stops or fails, as Symfony's
+   * TraceableEventDispatcher writes them after the dispatch: a line a listener logs itself ("Matched
+   * route") comes before them, and no log write falls inside a traced call. One clock read per call:
+   * the end of a call starts the next one.
    */
   private dispatchTraced<H extends HookName>(hook: H, event: EventOf[H], stopOnResponse = false, listeners = this.hooks[hook] as Listener<H>[], from = 0): Pending {
     const request = event.request;
-    // Fixed for the request: its logger's stream level and whether it keeps records.
-    const logs = request.logger.wouldLog('debug', 'event');
     let start = now();
     for (let i = from; i < listeners.length; i++) {
       const listener = listeners[i];
       let pending: void | Promise<void> = undefined;
-      let next = start;
       try {
         const result = listener.call(event);
         // Only a promise is waited for: a listener written as `(e) => map.set(…)` returns a value, not work.
         if (result !== undefined && typeof (result as Partial<Promise<void>>).then === 'function') pending = result;
-      } finally {
-        if (pending === undefined) next = traced(event, hook, listener, start, logs);
+      } catch (error) {
+        traced(event, hook, listener, start);
+        logNotified(request, hook, listeners, i, false);
+        throw error;
       }
       if (pending !== undefined) {
         return ownPromise(pending).then(
           () => {
-            traced(event, hook, listener, start, logs);
-            return haltsTraced(event, request, stopOnResponse, hook, listeners, i) ? undefined : this.dispatchTraced(hook, event, stopOnResponse, listeners, i + 1);
+            traced(event, hook, listener, start);
+            const halt = haltOf(event, request, stopOnResponse);
+            if (halt === null) return this.dispatchTraced(hook, event, stopOnResponse, listeners, i + 1);
+            logNotified(request, hook, listeners, i, halt === 'stopped');
+            return undefined;
           },
           (error: unknown) => {
-            traced(event, hook, listener, start, logs);
+            traced(event, hook, listener, start);
+            logNotified(request, hook, listeners, i, false);
             throw error;
           },
         );
       }
-      if (haltsTraced(event, request, stopOnResponse, hook, listeners, i)) break;
-      start = next;
+      const end = traced(event, hook, listener, start);
+      const halt = haltOf(event, request, stopOnResponse);
+      if (halt !== null) {
+        logNotified(request, hook, listeners, i, halt === 'stopped');
+        return undefined;
+      }
+      start = end;
     }
+    logNotified(request, hook, listeners, listeners.length - 1, false);
     return undefined;
   }
 }
 
-/**
- * Records a finished listener call: the trace (profiler) and, when `logs`, the `event` log channel.
- * Returns when the bookkeeping ended: the call's end, or a new clock read when a line was logged.
- */
-function traced<H extends HookName>(event: EventOf[H], hook: H, listener: Listener<H>, start: number, logs: boolean): number {
+/** Records a finished listener call in the request's trace (profiler); returns the call's end. */
+function traced<H extends HookName>(event: EventOf[H], hook: H, listener: Listener<H>, start: number): number {
   const end = now();
   const request = event.request;
   request.trace?.push({ hook, listener: listener.id, role: listener.role, startMs: start - request.startTime, durationMs: end - start });
-  if (!logs) return end;
-  request.logger.debug('event', 'Notified event "{event}" to listener "{listener}".', { event: hook, listener: listener.id });
-  return now();
+  return end;
 }
 
 /**
- * `halts()`, with the `event` lines Symfony's TraceableEventDispatcher writes when a listener stops its
- * hook (an answer or `stopPropagation()`; a failure is no stop): "stopped propagation", then "was not
- * called" for each listener skipped.
+ * Why a hook ends before its last listener (debug mode): a listener stopped it (an answer or
+ * `stopPropagation()`), or (kernel.request) failed the request, which is no stop; null to go on.
  */
-function haltsTraced<H extends HookName>(event: EventOf[H], request: KernelRequest, stopOnResponse: boolean, hook: H, listeners: Listener<H>[], index: number): boolean {
-  if (stopOnResponse && (event as { failure?: unknown }).failure) return true;
-  if (request.stoppedEvent !== event && !(stopOnResponse && (event as { response: unknown }).response)) return false;
+function haltOf(event: KernelEvent, request: KernelRequest, stopOnResponse: boolean): 'stopped' | 'failed' | null {
+  if (stopOnResponse && (event as { failure?: unknown }).failure) return 'failed';
+  if (request.stoppedEvent === event || (stopOnResponse && (event as { response?: unknown }).response)) return 'stopped';
+  return null;
+}
+
+/**
+ * The `event` lines of a finished hook, in the order of Symfony's TraceableEventDispatcher::postProcess:
+ * "Notified" for each listener called (the first `last + 1`, a failing one included), and when the one at
+ * `last` stopped the hook, "stopped propagation", then "was not called" for each listener after it.
+ */
+function logNotified<H extends HookName>(request: KernelRequest, hook: H, listeners: Listener<H>[], last: number, stopped: boolean): void {
   const logger = request.logger;
-  logger.debug('event', 'Listener "{listener}" stopped propagation of the event "{event}".', { event: hook, listener: listeners[index].id });
-  for (let i = index + 1; i < listeners.length; i++) {
+  if (!logger.wouldLog('debug', 'event')) return;
+  for (let i = 0; i <= last; i++) {
+    logger.debug('event', 'Notified event "{event}" to listener "{listener}".', { event: hook, listener: listeners[i].id });
+  }
+  if (!stopped) return;
+  logger.debug('event', 'Listener "{listener}" stopped propagation of the event "{event}".', { event: hook, listener: listeners[last].id });
+  for (let i = last + 1; i < listeners.length; i++) {
     logger.debug('event', 'Listener "{listener}" was not called for event "{event}".', { event: hook, listener: listeners[i].id });
   }
-  return true;
 }
 
 /**

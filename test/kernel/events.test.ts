@@ -57,3 +57,48 @@ test('regression: a listener setting event.throwable to a string or null got a p
     assert.match(logged[0]!, new RegExp(`request\\.CRITICAL: Uncaught Exception NonErrorThrown: "${message}" at `));
   }
 });
+
+test('regression: a kernel.response listener replacing a streamed response left the old stream open (a file or an upstream connection held until collected); it is cancelled, unless the new response carries it on', async () => {
+  const cancelled: string[] = [];
+  const stream = (name: string) => new ReadableStream<Uint8Array>({
+    pull: (c) => c.enqueue(new TextEncoder().encode(name)),
+    cancel: () => void cancelled.push(name),
+  });
+  const streamed = (name: string) => new Response(stream(name).pipeThrough(new TransformStream()), { status: 200 });
+  const app = createApp({
+    debug: false,
+    env: 'prod',
+    environment: {},
+    logSink: () => {},
+    routes: [
+      { name: 'replaced', path: '/replaced', controller: () => new Response(stream('replaced')) },
+      { name: 'carried', path: '/carried', controller: () => new Response(stream('carried')) },
+      { name: 'piped', path: '/piped', controller: () => streamed('piped') },
+    ],
+    listeners: [{
+      hook: 'kernel.response',
+      listener: listener<'kernel.response'>('App::replace', 'r', (e) => {
+        const body = e.response.body as ReadableStream<Uint8Array>;
+        if (e.request.pathInfo === '/replaced') e.setResponse(new Response('maintenance', { status: 503 }));
+        if (e.request.pathInfo === '/carried') e.setResponse(new Response(body, { headers: { 'x-carried': '1' } }));
+        if (e.request.pathInfo === '/piped') e.setResponse(new Response(body.pipeThrough(new TransformStream({ transform: (chunk, c) => c.enqueue(chunk.slice(0, 1)) }))));
+      }),
+    }],
+  });
+  const replaced = await app.fetch(new Request('http://localhost/replaced'));
+  assert.equal(replaced.status, 503);
+  assert.equal(await replaced.text(), 'maintenance');
+  await new Promise((r) => setTimeout(r, 1));
+  assert.deepEqual(cancelled, ['replaced']);
+
+  const carried = await app.fetch(new Request('http://localhost/carried'));
+  assert.equal(carried.headers.get('x-carried'), '1');
+  const reader = carried.body!.getReader();
+  assert.equal(new TextDecoder().decode((await reader.read()).value), 'carried', 'the stream the new response carries is read, not cancelled');
+  await reader.cancel();
+
+  const piped = await app.fetch(new Request('http://localhost/piped'));
+  const pipedReader = piped.body!.getReader();
+  assert.equal(new TextDecoder().decode((await pipedReader.read()).value), 'p', 'a stream piped into the new response flows');
+  await pipedReader.cancel();
+});

@@ -103,3 +103,23 @@ test('regression: an Error from another realm (a vm context) was shown as NonErr
   const problem = (await (await get()).json()) as Problem;
   assert.deepEqual([problem.class, problem.detail], ['TypeError', 'from another realm']);
 });
+
+test('regression: an HTTP exception built with a message that is no string (a null-prototype object) left every later error of the process without a stack: the debug page and X-Debug-Exception-File lost their file and line', async () => {
+  const saved = Error.stackTraceLimit;
+  try {
+    const routes: RouteDefinition[] = [
+      { name: 'refused', path: '/refused', controller: () => { throw new lib.BadRequestHttpException(Object.create(null) as string); } },
+      { name: 'later', path: '/later', controller: () => { throw new Error('a later failure'); } },
+    ];
+    const app = createApp({ debug: true, env: 'dev', environment: {}, logSink: () => {}, routes });
+    const first = await app.fetch(new Request('http://localhost/refused'));
+    assert.equal(first.status, 500, 'the message the Error constructor refused is the controller\'s TypeError');
+    await first.text();
+    const later = await app.fetch(new Request('http://localhost/later'));
+    assert.equal(later.status, 500);
+    assert.match(decodeURIComponent(later.headers.get('x-debug-exception-file') ?? ''), /exceptions\.test\.ts:\d+$/);
+    await later.text();
+  } finally {
+    Error.stackTraceLimit = saved;
+  }
+});
