@@ -98,8 +98,12 @@ export class ControllerArgumentsEvent extends KernelEvent {
 /** kernel.view: the controller returned something that is not a response; a listener turns it into one. */
 export class ViewEvent extends KernelEvent {
   response: HttpResponse | null = null;
-  constructor(readonly request: KernelRequest, readonly controllerResult: unknown) {
+  constructor(readonly request: KernelRequest, public controllerResult: unknown) {
     super();
+  }
+  /** For the view listeners after this one (a listener wrapping or normalising the data); the kernel's error for no response names the controller's own result, as Symfony's does. */
+  setControllerResult(controllerResult: unknown): void {
+    this.controllerResult = controllerResult;
   }
   setResponse(response: HttpResponse | Response): void {
     this.response = eventResponse(response);

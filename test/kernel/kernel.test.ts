@@ -72,6 +72,19 @@ test('a controller result that is not a response goes through kernel.view', asyn
   assert.equal(response.body, '{"n":1}');
 });
 
+test('regression: ViewEvent had no setControllerResult, so a view listener ported from Symfony that wraps the data for the next one threw', async () => {
+  const t = errorToResponse(withController(emptyHookTable(), () => ({ n: 1 })));
+  t['kernel.view'].push(listener('V::wrap', 'v', (e) => e.setControllerResult({ data: e.controllerResult })));
+  t['kernel.view'].push(listener('V::render', 'v', (e) => e.setResponse(HttpResponse.json(e.controllerResult))));
+  const response = await new HttpKernel(t, false).handle(makeRequest(false));
+  assert.equal(response.body, '{"data":{"n":1}}');
+  // Without a response, the error still names what the controller returned (HttpKernel::handleRaw's $response).
+  const unanswered = errorToResponse(withController(emptyHookTable(), () => 'text'));
+  unanswered['kernel.view'].push(listener('V::wrap', 'v', (e) => e.setControllerResult(42)));
+  const error = await new HttpKernel(unanswered, false).handle(makeRequest(false));
+  assert.match(String(error.body), /it returned a string \("text"\)/);
+});
+
 test('a controller that returns nothing is a 500 with Symfony\'s hint', async () => {
   const t = errorToResponse(withController(emptyHookTable(), () => undefined));
   const response = await new HttpKernel(t, false).handle(makeRequest(false));
