@@ -6,9 +6,10 @@
 /**
  * Keys whose values are never shown: passwords, secrets, tokens, credentials, cookies, session ids.
  * `pass` alone counts as a whole name or a whole bracket segment (`pass[]`, `user[pass]`), not inside
- * a word (`compass`).
+ * a word (`compass`). `token` counts except as `tokenize`/`tokenise` (`X-Tokenizer-Version`, `tokenizer=icu`
+ * name a text tokenizer, not a credential).
  */
-const SECRET_KEY = /(?:^|[[\]])_?pass(?:$|[[\]])|pass(?:word|wd|phrase)|secret|token|authori[sz]ation|cookie|session|sessid|api[-_]?key|private[-_]?key|credential/i;
+const SECRET_KEY = /(?:^|[[\]])_?pass(?:$|[[\]])|pass(?:word|wd|phrase)|secret|token(?!i[sz])|authori[sz]ation|cookie|session|sessid|api[-_]?key|private[-_]?key|credential/i;
 
 /**
  * Beyond SECRET_KEY: a few more spellings of credentials, and the API-key
