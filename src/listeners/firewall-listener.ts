@@ -4,6 +4,7 @@ import type { Authenticator } from '../security/authenticator.ts';
 import { rawUrlDecode } from '../http/url-encode.ts';
 import type { KernelRequest } from '../http/request.ts';
 import { redirectOnHost } from '../security/entry-point.ts';
+import { startSession } from '../session/session.ts';
 import type { Firewall } from '../security/firewall-map.ts';
 import { LOGOUT_PATH_ATTRIBUTE, logOut } from '../security/login.ts';
 import { TOKEN_ATTRIBUTE } from '../security/member.ts';
@@ -82,16 +83,26 @@ function requestsLogout(request: KernelRequest, logoutPath: string): boolean {
  * remember-me) is settled first, then logged out — the session invalidated (SessionLogoutListener),
  * the remember-me cookie cleared — and the request is answered with a redirect to the firewall's
  * logout target (DefaultLogoutListener), before routing's controller or any later listener runs.
+ * A stateless firewall only forgets the member: SecurityExtension gives it no SessionLogoutListener,
+ * and it reads no remember-me cookie, so the session and cookie it would end are another firewall's.
  */
 function logout(event: RequestEvent, authenticator: Authenticator, firewall: Firewall): void | Promise<void> {
   const request = event.request;
   const done = () => {
-    logOut(request);
+    if (firewall.context !== '') logOut(request);
+    else request.attributes.set(TOKEN_ATTRIBUTE, null);
     event.setResponse(logoutRedirect(request, firewall.logoutTarget));
   };
+  // On a `stateless` route the authenticator did not read the session, yet Symfony's SessionLogoutListener
+  // still invalidates it: an asynchronous store must deliver it first, or invalidate() throws (a 500).
+  const load = () => {
+    const loading = firewall.context !== '' && request.cookieHeader !== null && request.hasSession() ? startSession(request) : undefined;
+    if (loading) return loading.then(done);
+    done();
+  };
   const pending = authenticator.authenticate(request);
-  if (pending) return pending.then(done);
-  done();
+  if (pending) return pending.then(load);
+  return load();
 }
 
 /** HttpUtils::generateUri: a URL as it is, a path on this host, else a route name (an absolute URL to it). */

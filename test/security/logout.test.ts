@@ -125,3 +125,43 @@ test('an empty or non-string logoutPath or logoutTarget is refused when the app 
     assert.throws(() => createApp({ routes, firewalls: [{ name: 'main', ...bad } as never] }), /Firewall "main": logout(Path|Target) must/, JSON.stringify(bad));
   }
 });
+
+test('regression: the logout path of a stateless API firewall logged the member out of the site (its session ended, its remember-me cookie cleared), and was a 500 with an asynchronous session store', async () => {
+  const memory = new MemorySessionStore();
+  const asyncStore = {
+    read: (id: string) => Promise.resolve(memory.read(id)),
+    write: (id: string, data: string) => Promise.resolve(memory.write(id, data)),
+    destroy: (id: string) => Promise.resolve(memory.destroy(id)),
+  };
+  const firewalls = [
+    { name: 'api', pattern: '^/api/', stateless: true, logoutPath: '/api/logout' },
+    { name: 'main', context: 'main', logoutPath: '/logout' },
+  ];
+  const apiLogout: RouteDefinition = { name: 'api_logout', path: '/api/logout', controller: () => HttpResponse.text('never runs') };
+  for (const sessionStore of [memory, asyncStore]) {
+    const { app } = testApp({ routes: [...routes, apiLogout], firewalls, sessionStore, environment: { APP_SECRET: 'test-secret' } });
+    const { sid, remember } = await loggedIn(app, true);
+    const cookie = `IRMSSESSID=${sid}; REMEMBERME=${encodeURIComponent(remember!)}`;
+    const out = await send(app, '/api/logout', { headers: { cookie } });
+    assert.equal(out.status, 302, await out.clone().text());
+    assert.equal(out.headers.get('location'), 'http://localhost/');
+    assert.deepEqual([...setCookies(out).keys()], [], 'neither the site\'s session cookie nor its remember-me cookie is touched');
+    assert.equal(await (await send(app, '/me', { headers: { cookie: `IRMSSESSID=${sid}` } })).text(), '42', 'still logged in to the site');
+  }
+});
+
+test('regression: with an asynchronous session store, a logout route declared stateless was a 500 (the session it invalidates had not been loaded)', async () => {
+  const memory = new MemorySessionStore();
+  const sessionStore = {
+    read: (id: string) => Promise.resolve(memory.read(id)),
+    write: (id: string, data: string) => Promise.resolve(memory.write(id, data)),
+    destroy: (id: string) => Promise.resolve(memory.destroy(id)),
+  };
+  const statelessLogout = routes.map((r) => (r.name === 'app_logout' ? { ...r, options: { stateless: true } } : r));
+  const { app } = testApp({ routes: statelessLogout, sessionStore, env: 'prod', environment: { APP_SECRET: 'test-secret' } });
+  const { sid } = await loggedIn(app);
+  const out = await send(app, '/logout', { headers: { cookie: `IRMSSESSID=${sid}` } });
+  assert.equal(out.status, 302);
+  assert.equal(setCookies(out).get('IRMSSESSID')?.value, '', 'the session cookie is cleared');
+  assert.equal(memory.read(sid), null, 'the session is ended, as Symfony\'s SessionLogoutListener ends it');
+});
