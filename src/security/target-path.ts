@@ -9,6 +9,9 @@ import { FIREWALL_ATTRIBUTE, FIREWALL_CONTEXT_ATTRIBUTE } from './member.ts';
  * send them back. The firewall's name is the one of the protected route (the key Symfony uses), not
  * necessarily the login route's: pass it when the two differ.
  */
+/** Characters of a URL kept as the way back: far beyond a page's address, far below the session's size bound. */
+const MAX_TARGET_PATH = 8192;
+
 function key(firewall: string): string {
   return `_security.${firewall}.target_path`;
 }
@@ -30,7 +33,10 @@ export function saveTargetPath(request: KernelRequest): void | Promise<void> {
   if (firewall === '' || typeof context !== 'string' || context === '' || isStatelessRoute(request)) return;
   if (!request.isMethodSafe() || request.isXmlHttpRequest() || !request.hasSession()) return;
   try {
-    const save = () => request.getSession().set(key(firewall), request.getUri());
+    const uri = request.getUri();
+    // The session has a size bound (the store refuses, a 500): a URL past this one costs the visitor only the way back.
+    if (uri.length > MAX_TARGET_PATH) return;
+    const save = () => request.getSession().set(key(firewall), uri);
     const pending = startSession(request);
     if (pending) return pending.then(save, () => undefined);
     save();

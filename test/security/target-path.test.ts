@@ -93,3 +93,12 @@ test('no target path (and no session) for unsafe methods, XHRs, JSON clients and
   }
   assert.equal(store.size, 0);
 });
+
+test('regression: a login redirect from a URL of tens of kilobytes stored it whole as the target path, and a session past its size bound made the redirect a 500', async () => {
+  const { app } = setup();
+  const long = '/account?' + 'a[]&'.repeat(8000);
+  const r = await send(app, long, { headers: html });
+  assert.equal(r.status, 302);
+  assert.equal(r.headers.get('location'), 'http://localhost/login');
+  assert.equal(setCookies(r).get('IRMSSESSID'), undefined, 'nothing kept, so no session started');
+});
