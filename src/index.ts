@@ -11,6 +11,7 @@ export { ParameterBag, HeaderBag } from './http/parameter-bag.ts';
 export { fetchSource, denoConnectionInfo, type RequestSource, type ConnectionInfo, type DenoServeInfo } from './http/source.ts';
 export { denoServeHandler, type DenoServeHandler, type DenoServeHandlerOptions } from './runtime/deno-batch.ts';
 export type { Session } from './http/session.ts';
+export type { FlashBag } from './session/flash-bag.ts';
 export { Router } from './routing/router.ts';
 export type { RouteDefinition, RouteOptions } from './routing/route.ts';
 export type { LogRecord } from './log/record.ts';

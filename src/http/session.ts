@@ -1,3 +1,5 @@
+import type { FlashBag } from '../session/flash-bag.ts';
+
 /**
  * The session as a request sees it. The SessionListener installs a lazy factory on each main request;
  * nothing is read, created or sent until code calls `request.getSession()` and uses it.
@@ -8,8 +10,12 @@ export interface Session {
   set(key: string, value: unknown): void;
   has(key: string): boolean;
   remove(key: string): void;
+  /** The attributes (flashes are the flash bag's). */
   all(): Record<string, unknown>;
+  /** Removes the attributes; flashes stay. */
   clear(): void;
+  /** Messages shown once (Symfony's FlashBag: `add`, `get`, `peek`, `all`, `has`, `keys`, `set`, `setAll`, `clear`). */
+  getFlashBag(): FlashBag;
   /** Gives the session a fresh id (login, privilege change); the old id stops working. */
   migrate(): void;
   /** Drops every value and the id (logout). */

@@ -1,6 +1,7 @@
 import type { Session } from '../http/session.ts';
 import type { SessionStore, SessionUpdate } from './store.ts';
 import { nullRecord } from '../http/null-record.ts';
+import { FlashBag, FLASHES_KEY, flashesOf } from './flash-bag.ts';
 
 /**
  * Session keys starting with this hold a logged-in member (a firewall context keeps its member under
@@ -77,6 +78,7 @@ export class StoredSession implements Session {
   /** The serialized data the store holds under `storedId` (what was read or last written), or null. */
   private storedData: string | null = null;
   private closed = false;
+  private flashBag: FlashBag | null = null;
 
   constructor(
     private readonly store: SessionStore,
@@ -167,13 +169,27 @@ export class StoredSession implements Session {
     this.writable().delete(key);
   }
 
+  /** The attributes: flashes are the flash bag's (Session::all is the attribute bag's). */
   all(): Record<string, unknown> {
     this.usage++;
-    return toRecord(this.loaded());
+    const record = toRecord(this.loaded());
+    delete record[FLASHES_KEY];
+    return record;
   }
 
+  /** Removes the attributes; flashes stay for the flash bag (Session::clear clears the attribute bag). */
   clear(): void {
-    this.writable().clear();
+    const data = this.writable();
+    const flashes = data.get(FLASHES_KEY);
+    data.clear();
+    if (flashes !== undefined) data.set(FLASHES_KEY, flashes);
+  }
+
+  getFlashBag(): FlashBag {
+    return (this.flashBag ??= new FlashBag({
+      readFlashes: () => flashesOf(this.get(FLASHES_KEY)),
+      writeFlashes: (flashes) => (Object.keys(flashes).length === 0 ? this.remove(FLASHES_KEY) : this.set(FLASHES_KEY, flashes)),
+    }));
   }
 
   migrate(): void {
