@@ -10,7 +10,7 @@ import {
 import { parseCookieHeader } from './cookies.ts';
 import { decodeJsonLikePhp } from './json-decode.ts';
 import { now } from '../kernel/clock.ts';
-import { headerText, rawUrlEncode, safeDecode } from './url-encode.ts';
+import { headerText, safeDecode } from './url-encode.ts';
 import type { Listener, ListenerCall } from '../kernel/hooks.ts';
 import { Logger, type LogStream } from '../log/logger.ts';
 import { LEVELS, type LevelName } from '../log/levels.ts';
@@ -654,13 +654,15 @@ export class KernelRequest {
   /**
    * Request::getLanguages: the `Accept-Language` tags by preference, spelled as Symfony spells them
    * (`de-ch` → `de_CH`: primary subtag lower-cased, the others upper-cased; `i-klingon` → `klingon`).
+   * The case is changed in ASCII letters only, as PHP's strtolower/strtoupper change it: JavaScript's
+   * turned a header's `ÿ` into `Ÿ` (U+0178), which no header can carry, and `ß` into `SS`.
    */
   getLanguages(): string[] {
     return this.acceptValues('accept-language').map((tag) => {
       if (!tag.includes('-')) return tag;
       const codes = tag.split('-');
       if (codes[0] === 'i') return codes[1]!;
-      return codes[0]!.toLowerCase() + codes.slice(1).map((c) => `_${c.toUpperCase()}`).join('');
+      return codes[0]!.replace(ASCII_UPPER, (c) => c.toLowerCase()) + codes.slice(1).map((c) => `_${c.replace(ASCII_LOWER, (l) => l.toUpperCase())}`).join('');
     });
   }
   /**
@@ -1007,6 +1009,10 @@ type QueryNode = string | { children: Map<string, QueryNode>; next: number };
  * RFC 3986 encoding. So a repeated name keeps its last value, `c[]=x&c[]=y` becomes `c[0]=x&c[1]=y`,
  * names sort as PHP's ksort sorts them (integer names numerically, before and among the others by
  * PHP 8's comparison), and nested names keep their order.
+ *
+ * Names and values are handled as PHP handles them, as bytes (`urlDecodeBytes`): a byte that is no
+ * UTF-8 (`q=%E9`, a Latin-1 form) comes back as written, where decoding to text turned it into U+FFFD,
+ * and getUri is where a login sends the visitor back to (saveTargetPath).
  */
 export function normalizeQueryString(qs: string): string {
   if (!qs) return '';
@@ -1015,13 +1021,63 @@ export function normalizeQueryString(qs: string): string {
   for (const pair of qs.split('&')) {
     if (!pair) continue;
     const eq = pair.indexOf('=');
-    const key = safeDecode(eq < 0 ? pair : pair.slice(0, eq));
-    setQueryParameter(top, counter, key, eq < 0 ? '' : safeDecode(pair.slice(eq + 1)));
+    const key = urlDecodeBytes(eq < 0 ? pair : pair.slice(0, eq));
+    setQueryParameter(top, counter, key, eq < 0 ? '' : urlDecodeBytes(pair.slice(eq + 1)));
   }
   const names = [...top.keys()].sort(phpKeyCompare);
   const out: string[] = [];
-  for (const name of names) buildQuery(out, rawUrlEncode(name), top.get(name)!);
+  for (const name of names) buildQuery(out, rawUrlEncodeBytes(name), top.get(name)!);
   return out.join('&');
+}
+
+/** What urlDecodeBytes has to change: an escape, a `+`, or a character that is more than one byte. */
+const NOT_BYTES_AS_IS = /[%+\u0080-\uffff]/;
+const utf8Encoder = new TextEncoder();
+
+/**
+ * PHP's urldecode, giving bytes: one character per byte (0–255), so that comparing two names compares
+ * their bytes, as ksort does. Text in the target (a hand-built source; HTTP parsers refuse raw
+ * non-ASCII there) counts as its UTF-8 bytes.
+ */
+function urlDecodeBytes(s: string): string {
+  if (!NOT_BYTES_AS_IS.test(s)) return s;
+  const bytes = utf8Encoder.encode(s);
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    const high = b === 0x25 && i + 2 < bytes.length ? hexValue(bytes[i + 1]!) : -1;
+    const low = high < 0 ? -1 : hexValue(bytes[i + 2]!);
+    if (low >= 0) {
+      out += String.fromCharCode((high << 4) | low);
+      i += 2;
+    } else out += b === 0x2b ? ' ' : String.fromCharCode(b);
+  }
+  return out;
+}
+
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  const lower = c | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x57 : -1;
+}
+
+/** RFC 3986's unreserved characters, which rawurlencode leaves as they are. */
+const UNRESERVED_ONLY = /^[A-Za-z0-9\-_.~]*$/;
+
+/** PHP's rawurlencode of a byte string from urlDecodeBytes. */
+function rawUrlEncodeBytes(s: string): string {
+  if (UNRESERVED_ONLY.test(s)) return s;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    out += isUnreserved(c) ? s[i] : `%${c < 0x10 ? '0' : ''}${c.toString(16).toUpperCase()}`;
+  }
+  return out;
+}
+
+function isUnreserved(c: number): boolean {
+  const letter = c | 0x20;
+  return (letter >= 0x61 && letter <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e || c === 0x5f || c === 0x7e;
 }
 
 /** C's isspace: the one blank PHP skips at the start of a bracket group (`a[ ]` appends like `a[]`). */
@@ -1039,7 +1095,8 @@ const MANGLED_AFTER_OPEN = /[ .[]/g;
  * - In a bracket group one leading blank is skipped (`a[ ]` appends, `a[ b]` is the key ` b`); a group
  *   ends at the first `]`, and what follows it unless it opens another group is ignored (`a[b]c` is `a[b]`).
  * - An unclosed `[` after the base name becomes `_`, and so do `.`, space and `[` after it (`a[b.c` is
- *   `a_b_c`, as PHP 8; PHP 7 kept `a_b.c`); after a complete group the unclosed rest is ignored.
+ *   `a_b_c`, as PHP 8; PHP 7 kept `a_b.c`), the `[` itself staying with `keepBase` (`a[b_c`); after a
+ *   complete group the unclosed rest is ignored.
  * Deeper than MAX_PARAMETER_DEPTH: null. Linear in the name's length.
  */
 function variablePath(raw: string, keepBase: boolean): string[] | null {
@@ -1063,7 +1120,8 @@ function variablePath(raw: string, keepBase: boolean): string[] | null {
     } else {
       close = name.indexOf(']', afterBlank);
       if (close < 0) {
-        if (path.length === 1) path[0] = `${base}_${name.slice(keyStart).replace(MANGLED_AFTER_OPEN, '_')}`;
+        // HeaderUtils::parseQuery (keepBase) turns that `_` back into the `[` it was: `a[` stays `a[`.
+        if (path.length === 1) path[0] = `${base}${keepBase ? '[' : '_'}${name.slice(keyStart).replace(MANGLED_AFTER_OPEN, '_')}`;
         break;
       }
       path.push(name.slice(keyStart, close));
@@ -1105,10 +1163,10 @@ function setQueryParameter(top: Map<string, QueryNode>, topCounter: { next: numb
 
 function buildQuery(out: string[], prefix: string, node: QueryNode): void {
   if (typeof node === 'string') {
-    out.push(`${prefix}=${rawUrlEncode(node)}`);
+    out.push(`${prefix}=${rawUrlEncodeBytes(node)}`);
     return;
   }
-  for (const [name, child] of node.children) buildQuery(out, `${prefix}%5B${rawUrlEncode(name)}%5D`, child);
+  for (const [name, child] of node.children) buildQuery(out, `${prefix}%5B${rawUrlEncodeBytes(name)}%5D`, child);
 }
 
 /** A name PHP stores as an integer array key: decimal, no leading zero, no sign but `-`, within 64 bits. */
