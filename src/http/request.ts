@@ -380,6 +380,9 @@ export class KernelRequest {
   getPort(): number {
     if (this.isFromTrustedProxy) {
       const port = this.forwardedValues('port');
+      // getTrustedValues reads X-Forwarded-Port as `0.0.0.0:<port>`, then as a Host: `0` is no port there
+      // either, and the scheme's default port (not the forwarded host's).
+      if (port.length && port[0] === '0') return this.isSecure() ? 443 : 80;
       if (port.length && isPort(port[0])) return Number(port[0]);
       const host = this.forwardedValues('host');
       if (host.length) return portOrDefault(host[0], this.isSecure());
@@ -816,7 +819,8 @@ function portOf(host: string): string | null {
   const pos = host[0] === '[' ? host.indexOf(':', host.lastIndexOf(']')) : host.lastIndexOf(':');
   if (pos < 0) return null;
   const port = host.slice(pos + 1);
-  return isPort(port) ? port : null;
+  // Request::getPort tests `$port = substr(…)` for truth: `:0` is PHP-falsy, so the scheme's default port.
+  return isPort(port) && port !== '0' ? port : null;
 }
 
 function portOrDefault(host: string, secure: boolean): number {

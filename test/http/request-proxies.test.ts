@@ -114,3 +114,13 @@ test('regression: IPv4-mapped IPv6 ranges (::ffff:10.0.0.0/104, ::ffff:0:0/96) w
 test('regression: contentType was documented as lower-case but kept the case sent ("Application/JSON")', () => {
   assert.equal(kernelRequest({ headers: { 'content-type': ' Application/JSON ; charset=x' } }).contentType, 'application/json');
 });
+
+test('regression: a Host or X-Forwarded-Port of port 0 made URLs like http://a.test:0/; Symfony reads :0 as no port (a PHP-falsy string)', () => {
+  const proxied = { trustedProxies: new IpMatcher(['10.0.0.0/8']) };
+  assert.equal(kernelRequest({ headers: { host: 'a.test:0' } }).getSchemeAndHttpHost(), 'http://a.test');
+  assert.equal(kernelRequest({ headers: { host: 'a.test:0' } }).getPort(), 80);
+  const viaProxy = kernelRequest({ headers: { host: 'a.test:8080', 'x-forwarded-port': '0', 'x-forwarded-proto': 'https' }, remoteAddress: '10.0.0.1' }, proxied);
+  assert.equal(viaProxy.getPort(), 443);
+  assert.equal(viaProxy.getSchemeAndHttpHost(), 'https://a.test');
+  assert.equal(kernelRequest({ headers: { host: 'a.test:8080' } }).getSchemeAndHttpHost(), 'http://a.test:8080', 'other ports stay');
+});

@@ -334,7 +334,7 @@ test('regression: an out-of-range Host port was accepted and written as "1e+23" 
   }
   const edges: [string, string][] = [
     ['localhost:65535', 'http://localhost:65535/dir/'],
-    ['localhost:0', 'http://localhost:0/dir/'],
+    ['localhost:0', 'http://localhost/dir/'], // PHP reads the port '0' as none (falsy)
     ['localhost:00080', 'http://localhost/dir/'],
   ];
   for (const [host, location] of edges) {
