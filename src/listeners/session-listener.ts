@@ -6,6 +6,7 @@ import type { FinishRequestEvent, RequestEvent, ResponseEvent } from '../kernel/
 import { FrameworkError } from '../kernel/exceptions.ts';
 import { listener } from '../kernel/hooks.ts';
 import { isWellFormedSessionId, StoredSession, type SaveOutcome } from '../session/session.ts';
+import { isStatelessRoute } from '../security/authenticator.ts';
 import type { SessionStore } from '../session/store.ts';
 import { serializeCacheControl } from './cache-control.ts';
 
@@ -87,7 +88,9 @@ export class SessionListener {
     const session = request.sessionIfCreated;
     if (session === null || !session.isStarted) return;
 
-    if (request.attributes.get('_stateless') === true) {
+    // The route's `stateless` option counts from routing on, as Symfony's `_stateless` route default does:
+    // the attribute itself is set at kernel.controller, which a response from kernel.request never reaches.
+    if (isStatelessRoute(request)) {
       const message = 'Session was used while the request was declared stateless.';
       if (this.debug) throw new UnexpectedSessionUsageException(message);
       request.logger.warning('request', message);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { getMember, HttpResponse, logIn, logOut, MemorySessionStore, type App, type RouteDefinition } from '../../src/index.ts';
+import { getMember, HttpResponse, listener, logIn, logOut, MemorySessionStore, type App, type RouteDefinition } from '../../src/index.ts';
 import { gate, send, setCookies, testApp } from '../pipeline/harness.ts';
 
 const routes: RouteDefinition[] = [
@@ -132,6 +132,22 @@ test('using the session on a stateless route is an error in debug mode and a war
   const { app: prod, lines } = testApp({ routes, env: 'prod', debug: false });
   const p = await send(prod, '/stateless');
   assert.equal(p.status, 200);
+  assert.ok(lines.some((l) => l.includes('Session was used while the request was declared stateless.')));
+});
+
+test('regression: a response set at kernel.request on a stateless route used the session unnoticed (the stateless check read only the attribute set at kernel.controller)', async () => {
+  const early: RouteDefinition = { name: 'early', path: '/early', controller: () => HttpResponse.text('never'), options: { stateless: true } };
+  const answerEarly = listener<'kernel.request'>('App::answerEarly', 'answers before the controller', (event) => {
+    if (event.request.pathInfo !== '/early') return;
+    event.request.getSession().set('seen', true);
+    event.setResponse(HttpResponse.text('early'));
+  });
+  const listeners = [{ hook: 'kernel.request' as const, listener: answerEarly, placement: { priority: -1000 } }];
+  const debug = testApp({ routes: [early], listeners }).app;
+  assert.equal((await send(debug, '/early')).status, 500, 'UnexpectedSessionUsageException in debug mode');
+  const { app: prod, lines } = testApp({ routes: [early], listeners, env: 'prod', debug: false });
+  const p = await send(prod, '/early');
+  assert.equal(await p.text(), 'early');
   assert.ok(lines.some((l) => l.includes('Session was used while the request was declared stateless.')));
 });
 
