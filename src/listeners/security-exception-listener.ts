@@ -6,6 +6,7 @@ import {
   HttpException,
   exceptionChain,
   InsufficientAuthenticationException,
+  UnauthorizedHttpException,
 } from '../kernel/exceptions.ts';
 import { listener, type Listener } from '../kernel/hooks.ts';
 import type { Authenticator } from '../security/authenticator.ts';
@@ -94,6 +95,13 @@ function startAuthentication(event: ExceptionEvent, authenticator: Authenticator
     logger.debug('security', 'Calling Authentication entry point.');
     event.setResponse(loginRedirect(request, loginPath));
     return saveTargetPath(request);
+  }
+  // A stateless firewall's entry point is its bearer authentication (README): the 401 names the scheme,
+  // as `requiresLogin` answers there, and as an API authenticator's start() does in Symfony.
+  if (authenticator.firewallOf(request)?.stateless === true) {
+    logger.debug('security', 'Calling Authentication entry point.');
+    event.setThrowable(new UnauthorizedHttpException('Bearer', error.message, error));
+    return;
   }
   const firewall = request.attributes.get(FIREWALL_ATTRIBUTE);
   logger.notice('security', `No Authentication entry point configured, returning a 401 HTTP response. Configure "entry_point" on the firewall "${String(firewall)}" if you want to modify the response.`);

@@ -10,11 +10,29 @@ export function loginRedirect(request: KernelRequest, loginPath: string): HttpRe
   return redirectOnHost(request, loginPath);
 }
 
-/** HttpUtils::createRedirectResponse: a 302 to `path`, made absolute on this host when it is a path (as above). */
+/** HttpUtils::createRedirectResponse: a 302 to generateUri(path). */
 export function redirectOnHost(request: KernelRequest, path: string): HttpResponse {
-  const absolute = path[0] === '/' && path[1] !== '/' && path[1] !== '\\' && request.getHost() !== '' ? request.getSchemeAndHttpHost() + path : path;
-  return HttpResponse.redirect(absolute, 302);
+  return HttpResponse.redirect(generateUri(request, path), 302);
 }
+
+/**
+ * HttpUtils::generateUri: a URL as it is; a path made absolute on this host (a `//host` or `/\host` path
+ * left as written, never prefixed into another host's URL); anything else is a route name, as Symfony's
+ * `login_path: app_login` and `logout: path: app_logout` are, made an absolute URL to that route. A name no
+ * route has is left as written (Symfony fails with RouteNotFoundException).
+ */
+export function generateUri(request: KernelRequest, path: string): string {
+  if (path[0] === '/') return path[1] !== '/' && path[1] !== '\\' && request.getHost() !== '' ? request.getSchemeAndHttpHost() + path : path;
+  if (path === '' || URL_SCHEME.test(path)) return path;
+  try {
+    return request.generateUrl(path, {}, { absolute: true });
+  } catch {
+    return path;
+  }
+}
+
+/** `https:`, `mailto:`…: a URL, not a route name (HttpUtils tests `http(s)://`; any scheme is no route name here). */
+const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 /**
  * True when the entry point redirects this request to `loginPath`: there is one, and the client reads

@@ -89,8 +89,17 @@ export function logOut(request: KernelRequest): void {
   attributes.set(REMEMBER_ME_COOKIE_ATTRIBUTE, { action: 'clear' } satisfies RememberMeCookieAction);
 }
 
-/** The logout path of the request's firewall (Symfony's logout_path()), or null when it has none. */
+/**
+ * The logout path of the request's firewall (Symfony's logout_path()), or null when it has none. A
+ * `logoutPath` that is a route name gives that route's path, as LogoutUrlGenerator generates it.
+ */
 export function logoutUrl(request: KernelRequest): string | null {
   const path = request.attributes.get(LOGOUT_PATH_ATTRIBUTE);
-  return typeof path === 'string' ? path : null;
+  if (typeof path !== 'string') return null;
+  if (path[0] === '/') return path;
+  try {
+    return request.generateUrl(path);
+  } catch {
+    return path;
+  }
 }

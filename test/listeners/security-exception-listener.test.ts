@@ -133,3 +133,20 @@ test('regression: an application kernel.exception listener placed above the fire
     assert.deepEqual(seen, ['AuthenticationException', 'below HttpException'], env);
   }
 });
+
+test('regression: on a stateless firewall an isGranted or security denial was a 401 without WWW-Authenticate and a NOTICE to configure an entry_point irms-web has no option for; it answers as requiresLogin does there', async () => {
+  const apiRoutes: RouteDefinition[] = [
+    { name: 'api_login_only', path: '/api/a', controller: () => HttpResponse.text('a'), options: { requiresLogin: true } },
+    { name: 'api_role', path: '/api/b', controller: () => HttpResponse.text('b'), options: { isGranted: 'ROLE_API' } },
+    { name: 'api_security', path: '/api/c', controller: () => HttpResponse.text('c'), options: { security: (c) => c.isGranted('ROLE_API') } },
+  ];
+  const { app, lines } = testApp({ ...options, routes: apiRoutes, firewalls: [{ name: 'api', pattern: '^/api/', stateless: true }] });
+  for (const path of ['/api/a', '/api/b', '/api/c']) {
+    for (const accept of ['application/json', 'text/html']) {
+      const r = await send(app, path, { headers: { accept } });
+      assert.equal(r.status, 401, `${path} ${accept}`);
+      assert.equal(r.headers.get('www-authenticate'), 'Bearer', `${path} ${accept}`);
+    }
+  }
+  assert.equal(records(lines).filter((r) => r.message.includes('entry_point')).length, 0, 'no advice about an option that does not exist');
+});

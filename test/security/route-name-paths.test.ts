@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { HttpResponse, logoutUrl, type RouteDefinition } from '../../src/index.ts';
+import { send, testApp } from '../pipeline/harness.ts';
+
+/** Symfony's security.yaml names routes (`login_path: app_login`, `logout: path: app_logout`); so may a firewall here. */
+const routes: RouteDefinition[] = [
+  { name: 'app_login', path: '/sign-in', controller: () => HttpResponse.text('login form') },
+  { name: 'app_logout', path: '/sign-out', controller: () => { throw new Error('intercepted by the firewall'); } },
+  { name: 'page', path: '/page', controller: (r) => HttpResponse.text(String(logoutUrl(r))) },
+  { name: 'account', path: '/account', controller: () => HttpResponse.text('account'), options: { requiresLogin: true } },
+];
+
+test('regression: logoutUrl() gave a logoutPath that names a route as written (a link to href="app_logout"); it is the route\'s path, as LogoutUrlGenerator makes it', async () => {
+  const { app } = testApp({ routes, firewalls: [{ name: 'main', logoutPath: 'app_logout' }] });
+  assert.equal(await (await send(app, '/page')).text(), '/sign-out');
+});
+
+test('regression: a loginPath that names a route was sent as Location: app_login (relative to the page); it is the route\'s absolute URL, as HttpUtils::generateUri makes it', async () => {
+  const { app } = testApp({ routes, firewalls: [{ name: 'main', loginPath: 'app_login' }] });
+  const r = await send(app, '/account', { headers: { accept: 'text/html' } });
+  assert.equal(r.status, 302);
+  assert.equal(r.headers.get('location'), 'http://localhost/sign-in');
+});
+
+test('paths and URLs stay as written; a name no route has is left as written', async () => {
+  const cases: [string, string][] = [
+    ['/login', 'http://localhost/login'],
+    ['https://sso.example/login', 'https://sso.example/login'],
+    ['no_such_route', 'no_such_route'],
+  ];
+  for (const [loginPath, location] of cases) {
+    const { app } = testApp({ routes, firewalls: [{ name: 'main', loginPath }] });
+    const r = await send(app, '/account', { headers: { accept: 'text/html' } });
+    assert.equal(r.headers.get('location'), location, loginPath);
+  }
+});
