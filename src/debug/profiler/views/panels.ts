@@ -3,6 +3,7 @@ import { LEVELS } from '../../../log/levels.ts';
 import { isFrameworkFile, isVendor, parseStack, resolveFrame, stackBelowMessage, stripFileUrl, type ResolvedFrame, type StackFrame } from '../../stack.ts';
 import { relativeTo, workingDirectory } from '../../error-page/host-fs.ts';
 import { isAnonymousMember, type Profile, type ProfiledException, type ProfiledLogRecord } from '../profile.ts';
+import { FLASHES_KEY } from '../../../session/flash-bag.ts';
 import { esc, formatBytes, formatMs, jsonBlock, kvTable } from './common.ts';
 import type { PanelName, ProfilerUrls } from './layout.ts';
 import { groupByHook, HOOK_COLORS, largest, renderWaterfall } from './waterfall.ts';
@@ -270,16 +271,23 @@ ${kvTable({ member_id: s.memberId, irms_token: s.token, firewall: s.firewall }, 
 <p class="pf-note">Tokens and credentials are masked before a profile is stored.</p>`;
 }
 
+/**
+ * As Symfony's request panel shows them: the attributes, then the flashes left unread (kept in the
+ * stored profile among the attributes, under the flash bag's key).
+ */
 function sessionPanel(profile: Profile): string {
   const s = profile.session;
   if (!s) return '<h2>Session</h2><p class="pf-empty">No session was used during this request.</p>';
+  const { [FLASHES_KEY]: flashes, ...attributes } = s.attributes;
+  const unread = flashes !== null && typeof flashes === 'object' ? (flashes as Record<string, unknown>) : {};
   return `<h2>Session</h2>
 <div class="pf-cards">
 <div class="pf-card"><span>Session id (masked)</span><b class="pf-mono">${esc(s.id ?? 'n/a')}</b></div>
 <div class="pf-card"><span>Started in this request</span><b>${s.started ? 'yes' : 'no'}</b></div>
-<div class="pf-card"><span>Attributes</span><b>${Object.keys(s.attributes).length}</b></div>
+<div class="pf-card"><span>Attributes</span><b>${Object.keys(attributes).length}</b></div>
 </div>
-${kvTable(s.attributes, 'No session attributes.', 'Session Attributes')}`;
+${kvTable(attributes, 'No session attributes.', 'Session Attributes')}
+${kvTable(unread, 'No flash messages.', 'Flashes')}`;
 }
 
 export function renderPanel(panel: PanelName, profile: Profile, ctx: PanelContext): string {
