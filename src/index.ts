@@ -21,6 +21,7 @@ export { getTargetPath, removeTargetPath } from './security/target-path.ts';
 export { getMember, isGranted, type Member, type AuthenticatedBy } from './security/member.ts';
 export { signMemberToken, verifyMemberToken, type BearerVerifier, type MemberRefresher, type MemberCredentials, type MemberTokenClaims } from './security/member-token.ts';
 export { FirewallMap, DEFAULT_FIREWALLS, type FirewallConfig } from './security/firewall-map.ts';
+export type { AccessControlRule } from './security/access-control.ts';
 export { maskSecrets, maskToken } from './security/mask.ts';
 export { MemorySessionStore, type SessionStore, type SessionWriteInfo, type SessionUpdate, type MemorySessionStoreOptions } from './session/store.ts';
 export { startSession } from './session/session.ts';

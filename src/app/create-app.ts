@@ -84,13 +84,13 @@ export interface App {
 /** The application: the kernel plus its configuration, routes and listener tables. */
 export function createApp(options: AppOptions = {}): App {
   checkCreateAppOptions(options);
-  const { routes = [], listeners = [], environment, logSink, sessionStore, firewalls, verifyBearerToken, refreshMember, localeAware, renderTemplate, ...overrides } = options;
+  const { routes = [], listeners = [], environment, logSink, sessionStore, firewalls, accessControl, verifyBearerToken, refreshMember, localeAware, renderTemplate, ...overrides } = options;
   const config = loadConfig(overrides, environment);
   const logStream = new LogStream(logSink ?? stderrSink(), config.logLevel, config.logFormat);
   const profiler = config.debug ? Profiler.fromDsn(config.profilerDsn) : undefined;
   const router = new Router([...(config.debug ? profilerRoutes(() => services) : []), ...routes]);
   for (const route of routes) assertOptionNames(route);
-  const services: AppServices = { config, router, logStream, profiler, ...pipelineServices(config, { sessionStore, firewalls, verifyBearerToken, refreshMember, localeAware, renderTemplate }) };
+  const services: AppServices = { config, router, logStream, profiler, ...pipelineServices(config, { sessionStore, firewalls, accessControl, verifyBearerToken, refreshMember, localeAware, renderTemplate }) };
 
   const hooks = buildHookTable(services);
   for (const { hook, listener, placement } of listeners) {

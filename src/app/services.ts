@@ -5,6 +5,7 @@ import type { Profiler } from '../debug/profiler/profiler.ts';
 import type { AppConfig } from './config.ts';
 import { MemorySessionStore, type SessionStore } from '../session/store.ts';
 import { FirewallMap, DEFAULT_FIREWALLS, type FirewallConfig } from '../security/firewall-map.ts';
+import { compileAccessControl, type AccessControlRule } from '../security/access-control.ts';
 import { Signer } from '../security/signing.ts';
 import { defaultBearerVerifier, type BearerVerifier, type MemberRefresher } from '../security/member-token.ts';
 import type { LocaleAware } from '../listeners/locale-aware-listener.ts';
@@ -16,6 +17,11 @@ export interface PipelineOptions {
   sessionStore?: SessionStore;
   /** The firewall map (default: `dev` without security for the profiler and assets, then `admin` and `main`). */
   firewalls?: FirewallConfig[];
+  /**
+   * Symfony's `access_control`: rules tried in order on the firewalls with security, the first matching
+   * one deciding (roles the member needs, `allowIf`, `requiresChannel`). Default: none.
+   */
+  accessControl?: AccessControlRule[];
   /** Checks `Authorization: Bearer <irms_token>` (default: tokens from `signMemberToken` with APP_SECRET). */
   verifyBearerToken?: BearerVerifier;
   /**
@@ -51,7 +57,7 @@ export function pipelineServices(config: AppConfig, options: PipelineOptions = {
   const signer = new Signer(config.secret);
   return {
     sessionStore: options.sessionStore ?? new MemorySessionStore({ maxCount: config.sessionMaxCount, idleSeconds: config.sessionIdleSeconds, maxBytes: config.sessionMaxBytes, maxSessionsPerMember: config.sessionMaxPerMember }),
-    firewallMap: new FirewallMap(options.firewalls ?? DEFAULT_FIREWALLS),
+    firewallMap: new FirewallMap(options.firewalls ?? DEFAULT_FIREWALLS, compileAccessControl(options.accessControl)),
     signer,
     verifyBearerToken: options.verifyBearerToken ?? defaultBearerVerifier(signer),
     refreshSessionMember: options.refreshMember ?? null,

@@ -9,6 +9,7 @@ import type { Firewall } from '../security/firewall-map.ts';
 import { LOGOUT_PATH_ATTRIBUTE, logOut } from '../security/login.ts';
 import { TOKEN_ATTRIBUTE } from '../security/member.ts';
 import type { FirewallMap } from '../security/firewall-map.ts';
+import { channelRedirect, decideAccess, wrongChannel, type AccessMap } from '../security/access-control.ts';
 import { createSecurityExceptionListener } from './security-exception-listener.ts';
 
 /**
@@ -19,7 +20,8 @@ import { createSecurityExceptionListener } from './security-exception-listener.t
  *   security ExceptionListener for this request (security-exception-listener.ts); lazy firewalls defer
  *   authentication for GET and HEAD (alike) until something needs the member — LoginListener::setup
  *   does, before the controller; other methods, and non-lazy firewalls, authenticate now. A request
- *   to the firewall's logout path is logged out here, as by Symfony's LogoutListener (below).
+ *   to the firewall's logout path is logged out here, as by Symfony's LogoutListener (below). With
+ *   `accessControl` rules, the firewall's ChannelListener and AccessListener run too (runFirewallWithAccess).
  * - onKernelFinishRequest: resets the logout URL generator, and settles a still-deferred
  *   authentication as anonymous so nothing after the response (kernel.terminate) loads the session
  *   that was already saved.
@@ -30,12 +32,17 @@ export class FirewallListener {
   /** The usual per-request list, shared: nothing is allocated per request. */
   private readonly exceptionListeners: Listener<'kernel.exception'>[];
 
+  readonly onKernelRequest: Listener<'kernel.request'>;
+
   constructor(
     private readonly map: FirewallMap,
     private readonly authenticator: Authenticator,
   ) {
     this.exceptionListener = createSecurityExceptionListener(authenticator);
     this.exceptionListeners = [this.exceptionListener];
+    // Chosen once: without rules, a request pays nothing for access control (not even a test for them).
+    const access = map.accessMap;
+    this.onKernelRequest = listener<'kernel.request'>('FirewallListener::onKernelRequest', 'security firewall', access === null ? this.runFirewall : (event: RequestEvent) => this.runFirewallWithAccess(event, access));
   }
 
   readonly configureLogoutUrlGenerator = listener<'kernel.request'>('FirewallListener::configureLogoutUrlGenerator', 'logout URL generator configuration', (event: RequestEvent) => {
@@ -46,7 +53,7 @@ export class FirewallListener {
     if (firewall !== null && firewall.logoutPath !== null) request.attributes.set(LOGOUT_PATH_ATTRIBUTE, firewall.logoutPath);
   });
 
-  readonly onKernelRequest = listener<'kernel.request'>('FirewallListener::onKernelRequest', 'security firewall', (event: RequestEvent) => {
+  private readonly runFirewall = (event: RequestEvent): void | Promise<void> => {
     const request = event.request;
     if (!request.isMainRequest) return;
     const firewall = this.authenticator.firewallOf(request);
@@ -57,7 +64,34 @@ export class FirewallListener {
     const method = request.method;
     if (firewall.lazy && (method === 'GET' || method === 'HEAD')) return;
     return this.authenticator.authenticate(request);
-  });
+  };
+
+  /**
+   * runFirewall with the firewall's listeners in Symfony's order (Firewall::onKernelRequest sorts them by
+   * priority): ChannelListener (256) answers a request on the wrong scheme before anything else;
+   * authentication and the LogoutListener (-127) as above; then AccessListener (-255) applies the first
+   * matching rule. A rule that asks something of the member (AccessListener::supports) makes a lazy
+   * firewall authenticate now (LazyFirewallContext); a rule asking nothing, or none, leaves it lazy.
+   */
+  private runFirewallWithAccess(event: RequestEvent, access: AccessMap): void | Promise<void> {
+    const request = event.request;
+    if (!request.isMainRequest) return;
+    const firewall = this.authenticator.firewallOf(request);
+    if (firewall === null || !firewall.security) return;
+    const added = request.exceptionListeners;
+    request.exceptionListeners = added === null ? this.exceptionListeners : [...added, this.exceptionListener];
+    const rule = access.match(request);
+    if (rule !== null && rule.channel !== null && wrongChannel(request, rule)) return event.setResponse(channelRedirect(request));
+    if (firewall.logoutPath !== null && requestsLogout(request, firewall.logoutPath)) return logout(event, this.authenticator, firewall);
+    if (rule === null || !rule.checksAccess) {
+      const method = request.method;
+      if (firewall.lazy && (method === 'GET' || method === 'HEAD')) return;
+      return this.authenticator.authenticate(request);
+    }
+    const pending = this.authenticator.authenticate(request);
+    if (pending) return pending.then(() => decideAccess(request, rule));
+    return decideAccess(request, rule);
+  }
 
   readonly onKernelFinishRequest = listener<'kernel.finish_request'>('FirewallListener::onKernelFinishRequest', 'firewall cleanup', (event: FinishRequestEvent) => {
     const request = event.request;

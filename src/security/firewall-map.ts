@@ -1,5 +1,6 @@
 import type { KernelRequest } from '../http/request.ts';
 import { rawUrlDecode } from '../http/url-encode.ts';
+import type { AccessMap } from './access-control.ts';
 
 /**
  * One firewall (Symfony's `security.firewalls.<name>`). Firewalls are tried in order against the
@@ -76,7 +77,11 @@ export class FirewallMap {
    */
   private readonly byPath = new Map<string, Firewall | null>();
 
-  constructor(configs: readonly FirewallConfig[] = DEFAULT_FIREWALLS) {
+  /**
+   * @param accessMap The `accessControl` rules (null: none), which the firewalls with security enforce
+   *   (FirewallListener): kept here because the firewall listener is built from this map.
+   */
+  constructor(configs: readonly FirewallConfig[] = DEFAULT_FIREWALLS, readonly accessMap: AccessMap | null = null) {
     const firewalls: Firewall[] = [];
     for (const config of configs) {
       if (!config || typeof config.name !== 'string' || config.name === '') throw new Error('Every firewall needs a name.');
