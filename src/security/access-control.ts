@@ -6,7 +6,7 @@ import { AccessDeniedException } from '../kernel/exceptions.ts';
 import { isThenable } from '../kernel/hooks.ts';
 import { securityContext, type SecurityPredicate } from '../listeners/security-listener.ts';
 import { meantName } from '../app/near-names.ts';
-import { getMember, isGranted } from './member.ts';
+import { getMember, isGranted, isVotedAttribute } from './member.ts';
 
 /**
  * One `access_control` entry of Symfony's SecurityBundle. The request parts are those of its
@@ -163,6 +163,9 @@ function compileRule(rule: unknown, index: number): AccessRule {
   for (const ip of ipList ?? []) if (!validIp(ip)) throw fail(`"ips" has "${ip}", which is not a valid IP address or range`);
   if (r.port !== undefined && !(Number.isInteger(r.port) && (r.port as number) >= 0 && (r.port as number) <= 65535)) throw fail(`"port" must be a port number, got ${describe(r.port)}`);
   const roles = list(r.roles, (refused) => fail(`"roles" must be a role or a list of roles (non-empty strings), got ${describe(refused)}`)) ?? [];
+  for (const role of roles) {
+    if (!isVotedAttribute(role)) throw fail(`"roles" has "${role}", which no voter decides (it would deny everyone): roles start with ROLE_, or use IS_AUTHENTICATED_FULLY, IS_AUTHENTICATED_REMEMBERED, IS_AUTHENTICATED, IS_REMEMBERED or PUBLIC_ACCESS`);
+  }
   if (r.allowIf !== undefined && typeof r.allowIf !== 'function') {
     throw fail(`"allowIf" must be a function (context) => boolean${typeof r.allowIf === 'string' ? ': Symfony expressions are not evaluated, write the condition as a function' : `, got ${describe(r.allowIf)}`}`);
   }

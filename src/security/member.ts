@@ -93,5 +93,14 @@ export function isGranted(member: Member | null, attribute: string): boolean {
   if (attribute === 'IS_AUTHENTICATED_FULLY') return member.authenticatedBy !== 'remember_me';
   // Symfony 5.4's AuthenticatedVoter: IS_REMEMBERED holds only for a member a remember-me cookie authenticated.
   if (attribute === 'IS_REMEMBERED') return member.authenticatedBy === 'remember_me';
-  return attribute === 'ROLE_USER' || member.roles.includes(attribute);
+  // RoleVoter votes on `ROLE_*` only: any other name no voter knows is denied (every voter abstains and
+  // Symfony's access decision manager does not allow when all abstain), even to a member holding it.
+  return attribute === 'ROLE_USER' || (attribute.startsWith('ROLE_') && member.roles.includes(attribute));
 }
+
+/** Attributes some voter decides on (RoleVoter's `ROLE_*`, AuthenticatedVoter's): others are always denied. */
+export function isVotedAttribute(attribute: string): boolean {
+  return attribute.startsWith('ROLE_') || AUTHENTICATED_ATTRIBUTES.has(attribute);
+}
+
+const AUTHENTICATED_ATTRIBUTES = new Set(['PUBLIC_ACCESS', 'IS_AUTHENTICATED_ANONYMOUSLY', 'IS_AUTHENTICATED', 'IS_AUTHENTICATED_REMEMBERED', 'IS_AUTHENTICATED_FULLY', 'IS_REMEMBERED']);
