@@ -167,12 +167,12 @@ export const routes: RouteDefinition[] = [
     controller: (request) => HttpResponse.json(request.attributes.get('id')),
   },
 
-  // The back office: its own firewall (own session context, own login) and ROLE_ADMIN on every page.
+  // The back office: its own firewall (own session context, own login); accessControl below asks ROLE_ADMIN.
   {
     name: 'admin_dashboard',
     path: '/admin',
     methods: ['GET'],
-    options: { isGranted: 'ROLE_ADMIN', template: 'admin/dashboard' },
+    options: { template: 'admin/dashboard' },
     controller: named('App\\Controller\\Admin\\DashboardController::index', (request: KernelRequest) => ({
       member: getMember(request)!.memberId,
       count: products.length,
@@ -195,16 +195,22 @@ function validateProduct(data: Record<string, unknown>): { propertyPath: string;
 export const firewalls: AppOptions['firewalls'] = [
   { name: 'dev', pattern: /^\/(_(profiler|wdt)|css|images|js)\//, security: false },
   { name: 'api', pattern: /^\/api\//, stateless: true },
-  // Route names, as security.yaml's login_path / logout.path / logout.target; paths work too. Only routes
-  // with requiresLogin / isGranted are closed, so /admin/login stays reachable anonymously.
+  // Route names, as security.yaml's login_path / logout.path / logout.target; paths work too.
   { name: 'admin', pattern: /^\/admin(?:\/|$)/, context: 'admin', loginPath: 'admin_login', logoutPath: 'admin_logout', logoutTarget: 'admin_login' },
   { name: 'main', context: 'main', loginPath: 'login', logoutPath: 'logout', logoutTarget: 'home' },
+];
+
+/** security.yaml's access_control: the first matching rule decides. */
+export const accessControl: AppOptions['accessControl'] = [
+  { path: '^/admin/login', roles: 'PUBLIC_ACCESS' },
+  { path: '^/admin', roles: 'ROLE_ADMIN' },
 ];
 
 export function createShopApp(options: AppOptions = {}) {
   return createApp({
     routes,
     firewalls,
+    accessControl,
     enabledLocales: ['en', 'fr'],
     verifyBearerToken: (token) => (Object.hasOwn(API_TOKENS, token) ? API_TOKENS[token]! : null),
     // The user provider's refreshUser: a deleted user is logged out on their next request.
