@@ -1,6 +1,6 @@
 import type { KernelRequest } from '../http/request.ts';
 import { now } from './clock.ts';
-import { HttpResponse } from '../http/response.ts';
+import { cancelQuietly, HttpResponse } from '../http/response.ts';
 import { messageOf } from '../debug/error-page/safe-json.ts';
 import { logExceptionHandlingFailure } from '../listeners/error-listener.ts';
 import {
@@ -111,7 +111,7 @@ export class HttpKernel {
 
   private afterRequest(request: KernelRequest, requestEvent: RequestEvent): MaybePromise<HttpResponse> {
     if (requestEvent.failure) return this.handleThrown(requestEvent.failure, request);
-    if (requestEvent.response) return this.filterResponse(requestEvent.response, request);
+    if (requestEvent.response) return this.filterAnswer(requestEvent.response, request);
     const event = new ControllerEvent(request, resolveController(request));
     const planned = this.plan?.(request);
     const pending = this.dispatch('kernel.controller', event, false, planned?.['kernel.controller']);
@@ -137,13 +137,29 @@ export class HttpKernel {
   /** A response goes on; anything else goes through kernel.view first. */
   private handleResult(request: KernelRequest, result: unknown): MaybePromise<HttpResponse> {
     const response = HttpResponse.from(result);
-    if (response) return this.filterResponse(response, request);
+    if (response) return this.filterAnswer(response, request);
     const event = new ViewEvent(request, result);
     // Stops at the first response, as ViewEvent (a RequestEvent) stops propagation in setResponse():
     // a later view listener (a catch-all serializer) must not replace the response of the one before.
     const pending = this.dispatch('kernel.view', event, true);
-    if (pending) return pending.then(() => this.filterResponse(event.response ?? throwNoResponse(result), request));
-    return this.filterResponse(event.response ?? throwNoResponse(result), request);
+    if (pending) return pending.then(() => this.filterAnswer(event.response ?? throwNoResponse(result), request));
+    return this.filterAnswer(event.response ?? throwNoResponse(result), request);
+  }
+
+  /**
+   * filterResponse for the request's own answer. When kernel.response or kernel.finish_request fails, the
+   * error page replaces the answer, whose stream (a file, an upstream body) no one will read: it is
+   * cancelled now rather than when collected. The error path does not come here: its response is sent
+   * as it is when a response listener fails on it (afterException).
+   */
+  private filterAnswer(response: HttpResponse, request: KernelRequest): MaybePromise<HttpResponse> {
+    if (!response.isStreamed) return this.filterResponse(response, request);
+    try {
+      const filtered = this.filterResponse(response, request);
+      return filtered instanceof Promise ? filtered.catch((error: unknown) => dropAnswer(response, error)) : filtered;
+    } catch (error) {
+      return dropAnswer(response, error);
+    }
   }
 
   private filterResponse(response: HttpResponse, request: KernelRequest): MaybePromise<HttpResponse> {
@@ -420,3 +436,9 @@ function throwNoResponse(result: unknown): never {
   throw new ControllerDoesNotReturnResponseException(message);
 }
 
+
+/** Cancels a dropped answer's stream (unless something reads it already), then fails as before. */
+function dropAnswer(response: HttpResponse, error: unknown): never {
+  cancelQuietly(response.body as ReadableStream<Uint8Array>);
+  throw error;
+}

@@ -102,3 +102,35 @@ test('regression: a kernel.response listener replacing a streamed response left 
   assert.equal(new TextDecoder().decode((await pipedReader.read()).value), 'p', 'a stream piped into the new response flows');
   await pipedReader.cancel();
 });
+
+test('regression: a streamed answer whose kernel.response or kernel.finish_request listener failed was dropped for the error page with its stream left open; it is cancelled', async () => {
+  const cancelled: string[] = [];
+  const stream = (name: string) => new ReadableStream<Uint8Array>({
+    pull: (c) => c.enqueue(new TextEncoder().encode(name)),
+    cancel: () => void cancelled.push(name),
+  });
+  const failOn = (hook: 'kernel.response' | 'kernel.finish_request', path: string): AnyListenerRegistration => ({
+    hook,
+    listener: listener(`App::fail${hook}`, 'fails', async (e: { request: { pathInfo: string } }) => {
+      if (e.request.pathInfo === path) throw new Error(`${hook} failed`);
+    }),
+  } as AnyListenerRegistration);
+  const app = createApp({
+    debug: false,
+    env: 'prod',
+    environment: {},
+    logSink: () => {},
+    routes: [
+      { name: 'a', path: '/response', controller: () => new Response(stream('response')) },
+      { name: 'b', path: '/finish', controller: () => new Response(stream('finish')) },
+    ],
+    listeners: [failOn('kernel.response', '/response'), failOn('kernel.finish_request', '/finish')],
+  });
+  for (const path of ['/response', '/finish']) {
+    const r = await app.fetch(new Request(`http://localhost${path}`));
+    assert.equal(r.status, 500, path);
+    await r.text();
+  }
+  await new Promise((r) => setTimeout(r, 1));
+  assert.deepEqual(cancelled.sort(), ['finish', 'response']);
+});
