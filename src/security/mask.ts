@@ -27,7 +27,8 @@ const SECRET_KEY = /(?:^|[[\]])_?pass(?:$|[[\]])|pass(?:word|wd|phrase)|secret|t
  *   (`X-Api-Key`), `private_key`, `access_key`, `credential`, `passcode`, `pwd`, `csrf`, `xsrf`,
  *   `signature`, `remember_me` (Symfony's `REMEMBERME` cookie, a login in itself), `card_number`,
  *   `cc_number`, `security_code`, `mfa_code`, `2fa_code`, `verification_code`, `recovery_code`,
- *   `backup_code`, `code_verifier` (PKCE), `client_assertion` (a signed client login);
+ *   `backup_code`, `code_verifier` (PKCE), `client_assertion` (a signed client login), `jwt` (`X-JWT`,
+ *   `Cf-Access-Jwt-Assertion`), `SAMLResponse` (a signed login), `hmac` (a webhook's signature);
  * - `pass`, `auth`, `sid`, `sig` whole or as a bracket segment (`user[pass]`);
  * - one-time and card codes as a whole segment, between `_`, `-`, `.`, brackets or a camelCase
  *   boundary: `otp`, `totp`, `hotp`, `pin`, `cvv`, `cvc`, `cvv2`, `cvc2` (`otp_code`, `user[pin]`,
@@ -36,7 +37,7 @@ const SECRET_KEY = /(?:^|[[\]])_?pass(?:$|[[\]])|pass(?:word|wd|phrase)|secret|t
  * - headers (the profiler's maskHeaders): the above, and `DPoP` (RFC 9449's proof).
  */
 const MORE_SECRET_NAMES =
-  /passcode|pwd|apikey|access[-_]?key|authoriz|sessid|csrf|xsrf|signature|remember[-_]?me|card[-_]?num|cc[-_]?num|(?:security|verification|recovery|backup|mfa|2fa)[-_]?code|code[-_]?verifier|client[-_]?assertion|subscription[-_]?key|functions[-_]?key|jwt[-_]?assertion|oidc[-_]?data|^x-auth-key$|(?:^|[[\]])(?:auth|sid|sig)(?:$|[[\]])/i;
+  /passcode|pwd|apikey|access[-_]?key|authoriz|sessid|csrf|xsrf|signature|remember[-_]?me|card[-_]?num|cc[-_]?num|(?:security|verification|recovery|backup|mfa|2fa)[-_]?code|code[-_]?verifier|client[-_]?assertion|subscription[-_]?key|functions[-_]?key|jwt|saml[-_]?response|hmac|oidc[-_]?data|^x-auth-key$|(?:^|[[\]])(?:auth|sid|sig)(?:$|[[\]])/i;
 /** One-time and card codes, as a whole segment of a name (`otp`, `mfa_otp`, `user[pin]`, `PIN`). */
 const CODE_SEGMENT = /(?:^|[[\]_.-])(?:t?otp|hotp|pin|cv[vc]2?)(?:$|[[\]_.-])/i;
 /** The same codes at a camelCase boundary (`otpCode`, `userPin`, `cardCVV`); case-sensitive, so not `option` or `spinner`. */

@@ -119,4 +119,16 @@ describe('secrets through each channel', () => {
     assert.equal(profile.request.headers['x-token'], '***');
     assert.equal(profile.request.query.token, '***');
   });
+  test('regression: a JWT under a name that says nothing (X-JWT, X-Upstream, ?t=, a log message) was stored whole in the profile and the logs', async () => {
+    const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJDQU5BUllfU1VCIn0.CANARY_SIGNATURE';
+    const app = profiledApp({
+      logFormat: 'json',
+      routes: [{ name: 'hook', path: '/hook', controller: (r) => { r.logger.info('app', `forwarding ${token} upstream`); return Res.json({ ok: true }); } }],
+    });
+    const response = await get(app, `/hook?t=${token}&page=2`, { headers: { 'x-jwt': token, 'x-upstream': token, 'x-request-id': 'eyJ-not-a-jwt' } });
+    assert.equal(response.status, 200);
+    const kept = await everythingKept(app, response);
+    assert.ok(!kept.includes('CANARY_SIGNATURE') && !kept.includes('eyJzdWIi'), 'the token nowhere');
+    assert.ok(kept.includes('page=2') && kept.includes('eyJ-not-a-jwt'), 'what is no JWT stays readable');
+  });
 });

@@ -29,3 +29,8 @@ test('Set-Cookie values are masked, names and attributes kept', () => {
   assert.equal(maskSetCookie('SID=abc; path=/; httponly'), 'SID=***; path=/; httponly');
   assert.equal(maskSetCookie('a=b'), 'a=***');
 });
+
+test('regression: X-JWT, a SAMLResponse form field and a webhook\'s X-Shopify-Hmac-Sha256 were kept unmasked (names with no token/secret word in them)', () => {
+  for (const key of ['jwt', 'X-JWT', 'jwt_token', 'SAMLResponse', 'saml_response', 'X-Shopify-Hmac-Sha256', 'hmac']) assert.ok(isSecretKey(key), key);
+  for (const key of ['SAMLRequest', 'RelayState', 'saml_provider']) assert.ok(!isSecretKey(key), key);
+});

@@ -224,7 +224,18 @@ function maskUrlPasswords(text: string): string {
 export function maskQuerySecrets(url: string): string {
   const out = maskUrlPasswords(url);
   // Credentials inside encoded values too (`?dsn=mysql%3A%2F%2Fu%3Apw%40db`): the query table shows them decoded and masked.
-  return out.includes('=') ? maskEncodedCredentials(maskPairs(out, endsUrlValue)) : out;
+  return maskJwts(out.includes('=') ? maskEncodedCredentials(maskPairs(out, endsUrlValue)) : out);
+}
+
+/**
+ * A JSON Web Token, whatever names it (`?t=`, `X-JWT:`, a log line): `eyJ` is a base64url JSON object's
+ * start, and two of them dot-separated are a JWT's header and payload, which no other text has. The
+ * signature goes with them; the mask keeps nothing of a token that is a login in itself.
+ */
+const JWT = /eyJ[A-Za-z0-9_-]{2,}\.eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g;
+
+function maskJwts(text: string): string {
+  return text.includes('eyJ') ? text.replace(JWT, MASK) : text;
 }
 
 /**
@@ -245,7 +256,7 @@ export function scrubText(text: string): string {
   // A JSON object quoted in a message or a context string (an upstream's error body, a logged
   // payload): `{"access_token":"…"}` has no `=` for the steps above to find.
   if (out.includes('{') && hasQuotedKey(out) && SECRET_NAME_HINT.test(out)) out = maskFields(out, JSON_KEY, stickyValue(JSON_VALUE), `"${MASK}"`);
-  return out;
+  return maskJwts(out);
 }
 
 /** Whether a quote, maybe blanks, then `:` (a JSON key's end) is in the text; found from each `:`, which few messages hold. */
