@@ -107,6 +107,15 @@ describe('accessControl: roles', () => {
     assert.equal((await send(app, '/admin/other')).status, 200);
   });
 
+  test('regression: a rule ending in `$` let a trailing %0A (newline) reach the page it protects; PCRE\'s `$`, as Symfony reads it, matches before a final newline', async () => {
+    const { app } = setup([{ path: '^/admin/users$', roles: 'ROLE_ADMIN' }, { path: '\\A/account\\z', roles: 'ROLE_ADMIN' }]);
+    controllerRuns = 0;
+    assert.equal((await send(app, '/admin/users%0A', { headers: JSON_CLIENT })).status, 401, 'the route serves page "users\\n", a rule must not let it through');
+    assert.equal((await send(app, '/admin/users%0A%0A', { headers: JSON_CLIENT })).status, 200, 'only one final newline, as in PCRE');
+    assert.equal((await send(app, '/account', { headers: JSON_CLIENT })).status, 401, '\\A and \\z are anchors, not the letters A and z');
+    assert.equal(controllerRuns, 1);
+  });
+
   test('any one of several roles grants access (Symfony\'s affirmative decision), and a comma-separated string is a list', async () => {
     const { app } = setup([{ path: '^/account', roles: 'ROLE_A, ROLE_B' }]);
     const b = await member(app, ['ROLE_B']);
