@@ -7,6 +7,7 @@ import { isThenable } from '../kernel/hooks.ts';
 import { securityContext, type SecurityPredicate } from '../listeners/security-listener.ts';
 import { meantName } from '../app/near-names.ts';
 import { getMember, isGranted, isVotedAttribute } from './member.ts';
+import { pcreAnchors } from './pcre-pattern.ts';
 
 /**
  * One `access_control` entry of Symfony's SecurityBundle. The request parts are those of its
@@ -205,39 +206,6 @@ function pattern(value: unknown, flags: string, wrongType: () => Error, badSourc
     throw badSource(`does not compile: ${(error as Error).message}`);
   }
 }
-
-/**
- * A pattern written for PCRE, as Symfony's `preg_match('{'.$path.'}', …)` reads it, where JavaScript
- * reads it otherwise: `$` (no `D` modifier) also matches before a final newline, so `^/admin/users$`
- * denies `/admin/users%0A`, which a `/admin/:page` route still serves (page `users\n`); `\A`, `\z` and
- * `\Z` are anchors, where JavaScript would read the letters and the rule would never match.
- */
-function pcreAnchors(source: string): string {
-  let out = '';
-  let inClass = false;
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i]!;
-    if (c === '\\') {
-      const next = source[++i] ?? '';
-      out += inClass ? c + next : next === 'A' ? '^' : next === 'z' ? '$' : next === 'Z' ? PCRE_END : c + next;
-    } else if (inClass) {
-      if (c === ']') inClass = false;
-      out += c;
-    } else if (c === '[') {
-      inClass = true;
-      out += c;
-      if (source[i + 1] === '^') out += source[++i];
-      // PCRE reads a `]` first in a class as a member; JavaScript would close an empty class there.
-      if (source[i + 1] === ']') out += '\\' + source[++i];
-    } else {
-      out += c === '$' ? PCRE_END : c;
-    }
-  }
-  return out;
-}
-
-/** PCRE's `$` and `\Z`: the end, or before a newline that ends the subject. */
-const PCRE_END = '(?=\\n?$)';
 
 /**
  * A string (split at commas, as SecurityBundle's configuration splits one) or an array of non-empty

@@ -1,5 +1,6 @@
 import type { KernelRequest } from '../http/request.ts';
 import { rawUrlDecode } from '../http/url-encode.ts';
+import { pcreAnchors } from './pcre-pattern.ts';
 import type { AccessMap } from './access-control.ts';
 
 /**
@@ -8,7 +9,10 @@ import type { AccessMap } from './access-control.ts';
  */
 export interface FirewallConfig {
   name: string;
-  /** Tested against the decoded path (`^/admin/`); omitted = every path. Compiled once. */
+  /**
+   * Tested against the decoded path (`^/admin/`); omitted = every path. Compiled once; a string as PCRE
+   * reads Symfony's (`$` also before a final newline, `\A`/`\z` anchors), a RegExp as JavaScript does.
+   */
   pattern?: RegExp | string;
   /** `false`: no authentication at all (Symfony's `security: false`). Default true. */
   security?: boolean;
@@ -58,8 +62,8 @@ export interface Firewall {
  * everything else — so a member logged in to one is not logged in to the other.
  */
 export const DEFAULT_FIREWALLS: readonly FirewallConfig[] = Object.freeze([
-  { name: 'dev', pattern: /^\/(_(profiler|wdt)|css|images|js)\//, security: false },
-  { name: 'admin', pattern: /^\/admin(?:\/|$)/, lazy: true, context: 'admin', logoutPath: '/admin/logout' },
+  { name: 'dev', pattern: '^/(_(profiler|wdt)|css|images|js)/', security: false },
+  { name: 'admin', pattern: '^/admin(?:/|$)', lazy: true, context: 'admin', logoutPath: '/admin/logout' },
   { name: 'main', lazy: true, context: 'main', logoutPath: '/logout' },
 ]);
 
@@ -92,7 +96,7 @@ export class FirewallMap {
       if (config.logoutPath === '') throw new Error(`Firewall "${config.name}": logoutPath must not be empty (leave it out for no logout).`);
       const security = config.security ?? true;
       const stateless = config.stateless ?? false;
-      const pattern = config.pattern === undefined ? null : config.pattern instanceof RegExp ? new RegExp(config.pattern.source, config.pattern.flags.replace(/[gy]/g, '')) : new RegExp(config.pattern);
+      const pattern = config.pattern === undefined ? null : config.pattern instanceof RegExp ? new RegExp(config.pattern.source, config.pattern.flags.replace(/[gy]/g, '')) : pcrePattern(config.pattern);
       const firewall: Firewall = Object.freeze({
         name: config.name,
         pattern,
@@ -151,4 +155,10 @@ export class FirewallMap {
  */
 function decodePath(path: string): string {
   return rawUrlDecode(path);
+}
+
+/** A string pattern compiled as written first, so a syntax error quotes what the application wrote. */
+function pcrePattern(source: string): RegExp {
+  new RegExp(source);
+  return new RegExp(pcreAnchors(source));
 }
