@@ -8,6 +8,7 @@ import { maskContent, maskHeaders, maskToken, sanitize, sanitizeRecord } from '.
 import { isAnonymousMember, type Profile } from '../profile.ts';
 import { PROFILE_LIMITS } from './limits.ts';
 import { asRecord, attempt } from './safe-read.ts';
+import { TOKEN_ATTRIBUTE } from '../../../security/member.ts';
 
 /**
  * The last request headers that masking left as they were, and their masked copy (frozen: the
@@ -93,8 +94,12 @@ export function session(request: KernelRequest, collectedRequest: Record<string,
 }
 
 export function security(attribute: (key: string) => unknown): Profile['security'] {
-  const token = attribute('irms_token');
-  const memberId = attribute('member_id');
+  // `irms_token` and `member_id` are recorded before the controller (LoginListener::setup); a request the
+  // firewall answered or denied earlier (access control, a logout) has only the firewall's member.
+  const member = attribute(TOKEN_ATTRIBUTE);
+  const known = member !== null && typeof member === 'object' ? (member as { irmsToken?: unknown; memberId?: unknown }) : null;
+  const token = attribute('irms_token') ?? known?.irmsToken;
+  const memberId = attribute('member_id') ?? known?.memberId;
   const firewall = attribute('_firewall') ?? attribute('_firewall_context');
   return {
     token: token === undefined || token === null ? null : typeof token === 'string' ? maskToken(token) : sanitize(token),
