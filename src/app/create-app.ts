@@ -49,9 +49,10 @@ export interface HandledRequest {
   response: HttpResponse;
   /**
    * Runs kernel.terminate; call it once the response has been handed to the client. Null when the
-   * app has no kernel.terminate listener (production by default): there is nothing to wait for.
+   * app has no kernel.terminate listener (production by default): there is nothing to wait for. Its
+   * promise (it never rejects) says when the listeners are done, for a host that waits at shutdown.
    */
-  terminate: (() => void) | null;
+  terminate: (() => void | Promise<void>) | null;
   /**
    * The request as the kernel saw it. A host that fails to send the response (a body stream that
    * errors) logs that on `request.logger`, so the record carries the request's url, method and id.
@@ -120,7 +121,7 @@ export function createApp(options: AppOptions = {}): App {
 
   const handled = (request: KernelRequest, response: HttpResponse): HandledRequest => ({
     response,
-    terminate: hasTerminateListeners ? () => void kernel.terminate(request, response) : null,
+    terminate: hasTerminateListeners ? () => kernel.terminate(request, response) : null,
     request,
   });
 

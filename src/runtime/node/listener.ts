@@ -160,11 +160,17 @@ function isLastUnderWay(req: http.IncomingMessage, res: http.ServerResponse): bo
   return res.socket === null ? ahead[ahead.length - 1] === res : ahead.length === 0;
 }
 
-function runTerminate(app: NodeApp, terminate: () => void): void {
+/** Runs kernel.terminate; while the server closes, its work is one more thing close() waits for. */
+function runTerminate(app: NodeApp, terminate: () => void | Promise<void>, state: ServerState): void {
   try {
     const result = terminate() as unknown;
     if (result && typeof (result as Promise<unknown>).then === 'function') {
-      (result as Promise<unknown>).then(undefined, (err: unknown) => reportError(app, 'kernel.terminate failed', err));
+      const done = (result as Promise<unknown>).then(undefined, (err: unknown) => reportError(app, 'kernel.terminate failed', err));
+      const settling = state.closing ? state.settling : undefined;
+      if (settling !== undefined) {
+        settling.add(done);
+        void done.then(() => settling.delete(done));
+      }
     }
   } catch (err) {
     reportError(app, 'kernel.terminate failed', err);
@@ -187,7 +193,7 @@ export function createNodeListener(app: NodeApp, state: ServerState = { closing:
   const onResponseClose = function (this: TerminableResponse) {
     const terminate = this[kTerminate];
     this[kTerminate] = undefined;
-    if (terminate) runTerminate(app, terminate);
+    if (terminate) runTerminate(app, terminate, state);
   };
   const respond = (req: http.IncomingMessage, res: http.ServerResponse, source: IncomingSource, handled: Handled) => {
     try {

@@ -191,7 +191,7 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
   const connectionsCheckingInterval = options.connectionsCheckingInterval ?? Math.min(5_000, Math.max(100, Math.floor(shortest / 4)));
   const defaultDeadline = shutdownDeadline(options.shutdownDeadlineMs ?? config.shutdownDeadlineMs ?? NODE_DEFAULTS.shutdownDeadlineMs, 'shutdownDeadlineMs');
 
-  const state: ServerState = { closing: false, sendTimeout: options.sendTimeout ?? NODE_DEFAULTS.sendTimeout };
+  const state: ServerState = { closing: false, sendTimeout: options.sendTimeout ?? NODE_DEFAULTS.sendTimeout, settling: new Set() };
   let listener: Listener;
   if (adapter === 'hono') listener = await createHonoListener(app);
   else {
@@ -314,8 +314,12 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
         forceClose = force;
         server.close(() => {
           if (timer) clearTimeout(timer);
-          if (handleSignals) for (const s of signals) process.off(s, onSignal);
-          resolve();
+          // The connections are closed; what their answers left running (a stream's cancel(), a
+          // kernel.terminate) finishes before close() resolves, and SIGTERM's exit with it.
+          void settled(state.settling!).then(() => {
+            if (handleSignals) for (const s of signals) process.off(s, onSignal);
+            resolve();
+          });
         });
         for (const socket of sockets) {
           // In flight: the last answer under way on it (pipelined ones included) closes it once written.
@@ -328,4 +332,20 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
     },
   };
   return handle;
+}
+
+/** Longest close() waits, after the last connection closed, for the work their answers left running. */
+const SETTLE_MS = 1_000;
+
+/** Resolves once every entry has settled, or after SETTLE_MS: a cancel() that never returns does not hold the exit. */
+function settled(work: Set<Promise<unknown>>): Promise<void> {
+  if (work.size === 0) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, SETTLE_MS);
+    timer.unref();
+    void Promise.allSettled([...work]).then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

@@ -46,7 +46,7 @@ export interface NodeApp {
 /** A computed response and the kernel.terminate to run after writing it (null: none to run). */
 export interface Handled {
   response: NodeResponse;
-  terminate: (() => void) | null;
+  terminate: (() => void | Promise<void>) | null;
   /** The kernel's request (the `App` of `createApp()` gives it): failures of its response are logged on its logger. */
   request?: RequestLogger;
 }
@@ -70,4 +70,10 @@ export interface ServerState {
    * waiting on a client that does not read it (writeResponse, pipeStream).
    */
   sendTimeout?: number;
+  /**
+   * serve()'s: work a response leaves behind it — a stream being copied (until its source's cancel()
+   * has run when the client left), a kernel.terminate begun while closing — that close() waits for
+   * before it resolves, so the process does not exit under an application's cleanup.
+   */
+  settling?: Set<Promise<unknown>>;
 }

@@ -160,10 +160,15 @@ export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http
   }
   // The head waits with the stream's first chunks for a turn of the event loop (pipeStream): a stream
   // that fails at once gets the adapter's 500 instead of an empty reply or a 200 cut short.
-  pipeStream(app, request, res, stream, hasLength ? streamLength : -1, () => res.writeHead(status, headers), state).catch((err: unknown) => {
+  const piping = pipeStream(app, request, res, stream, hasLength ? streamLength : -1, () => res.writeHead(status, headers), state).catch((err: unknown) => {
     reportRequestError(app, request, 'Writing a streamed response failed', err);
     res.destroy();
   });
+  const settling = state.settling;
+  if (settling !== undefined) {
+    settling.add(piping);
+    void piping.then(() => settling.delete(piping));
+  }
 }
 
 /**
@@ -240,10 +245,12 @@ async function pipeStream(app: NodeApp, request: RequestLogger | undefined, res:
     }
     return res.write(chunk);
   };
+  /** The source's cancel(), once the client left: the copy ends when it has run (serve()'s close() waits for it). */
+  let cancelled: Promise<void> | undefined;
   const onClose = () => {
     if (res.writableFinished) return;
     gone = true;
-    reader.cancel(new Error('The client closed the connection.')).catch(noop);
+    cancelled = reader.cancel(new Error('The client closed the connection.')).catch(noop);
   };
   res.on('close', onClose);
   res.on('error', noop);
@@ -290,7 +297,7 @@ async function pipeStream(app: NodeApp, request: RequestLogger | undefined, res:
         if (gone) break;
       }
     }
-    if (gone) return;
+    if (gone) return await cancelled;
     if (held !== null) release();
     if (left > 0) {
       // Shorter than declared: the client would wait for bytes that never come, then misread the next response.
