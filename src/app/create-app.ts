@@ -85,7 +85,7 @@ export interface App {
 /** The application: the kernel plus its configuration, routes and listener tables. */
 export function createApp(options: AppOptions = {}): App {
   checkCreateAppOptions(options);
-  const { routes = [], listeners = [], environment, logSink, sessionStore, firewalls, accessControl, verifyBearerToken, refreshMember, localeAware, renderTemplate, ...overrides } = options;
+  const { routes = [], listeners = [], environment, logSink, sessionStore, firewalls, accessControl, verifyBearerToken, refreshMember, localeAware, renderTemplate, requestIdHeader, ...overrides } = options;
   const config = loadConfig(overrides, environment);
   const logStream = new LogStream(logSink ?? stderrSink(), config.logLevel, config.logFormat);
   const profiler = config.debug ? Profiler.fromDsn(config.profilerDsn) : undefined;
@@ -116,6 +116,7 @@ export function createApp(options: AppOptions = {}): App {
     logStream,
     debug: config.debug,
     generateUrl: (name, params, options) => router.generate(name, params, options),
+    requestIdHeader: requestIdHeader?.toLowerCase(),
   };
   const hasTerminateListeners = hooks['kernel.terminate'].length > 0;
 

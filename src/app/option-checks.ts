@@ -78,6 +78,9 @@ const CREATE_APP_ONLY_CHECKS: { readonly [K in Exclude<keyof AppOptions, keyof A
   refreshMember: aFunction,
   localeAware: (name, value) => void arrayOption(name, 'an array of services with a setLocale(locale) function', value, (entry) => isObject(entry) && typeof entry.setLocale === 'function'),
   renderTemplate: aFunction,
+  requestIdHeader: (name, value) => {
+    if (typeof value !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value)) throw optionError(name, 'a header name (x-request-id)', value);
+  },
 };
 
 /** The names createApp takes beside `AppConfig`'s (known to the unknown-name hint). */

@@ -35,6 +35,13 @@ export interface PipelineOptions {
   localeAware?: LocaleAware[];
   /** Renders the `template` route option's named templates (TemplateListener). */
   renderTemplate?: TemplateRenderer;
+  /**
+   * A request header whose value becomes the request id (`request.requestId`, every log line's
+   * `extra.request_id`) when it is one — 1 to 128 letters, digits, `.`, `_`, `:` or `-` —
+   * as Fastify's `requestIdHeader`: the id a proxy or the caller already gave the request. Default: none,
+   * an id of the process's own. Only for a header set by a proxy you trust: clients choose it otherwise.
+   */
+  requestIdHeader?: string;
 }
 
 /** The pipeline's services, resolved. */

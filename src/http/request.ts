@@ -40,7 +40,12 @@ export interface RequestSettings {
   debug: boolean;
   /** The app's URL generator (Router.generate), for `generateUrl`; absent in a request built without an app. */
   generateUrl?: (name: string, params: Record<string, unknown>, options: { absoluteBase?: string; context?: Readonly<Record<string, unknown>> }) => string;
+  /** createApp's `requestIdHeader`, lower-cased: the header a request id is taken from when it is well-formed. */
+  requestIdHeader?: string;
 }
+
+/** A request id taken from a header: short, and nothing a log line or a header would have to escape. */
+const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The headers TRUSTED_HEADERS may name (Symfony's framework.trusted_headers values). */
 export const TRUSTED_HEADER_NAMES = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port'] as const;
@@ -166,9 +171,19 @@ export class KernelRequest {
     return (this._headers ??= new HeaderBag(this.source));
   }
 
-  /** A short id for log lines and the profile; unique within the process. */
+  /**
+   * A short id for log lines and the profile; unique within the process, unless createApp's
+   * `requestIdHeader` names a header that carries a well-formed one.
+   */
   get requestId(): string {
-    return (this._requestId ??= `${requestIdPrefix}-${(++requestCounter).toString(36)}`);
+    return (this._requestId ??= this.givenRequestId() ?? `${requestIdPrefix}-${(++requestCounter).toString(36)}`);
+  }
+
+  private givenRequestId(): string | null {
+    const header = this.settings.requestIdHeader;
+    if (header === undefined) return null;
+    const value = this.source.header(header);
+    return value !== null && WELL_FORMED_REQUEST_ID.test(value) ? value : null;
   }
 
   /** The method as sent, upper-cased. */
