@@ -18,6 +18,7 @@ export type { LogRecord } from './log/record.ts';
 // The request pipeline: sessions, security, route-option "annotations", locale.
 export { logIn, logOut, logoutUrl, type LoginCredentials } from './security/login.ts';
 export { getTargetPath, removeTargetPath } from './security/target-path.ts';
+export { csrfToken, isCsrfTokenValid, refreshCsrfToken, removeCsrfToken } from './security/csrf.ts';
 export { getMember, isGranted, type Member, type AuthenticatedBy } from './security/member.ts';
 export { signMemberToken, verifyMemberToken, type BearerVerifier, type MemberRefresher, type MemberCredentials, type MemberTokenClaims } from './security/member-token.ts';
 export { FirewallMap, DEFAULT_FIREWALLS, type FirewallConfig } from './security/firewall-map.ts';
