@@ -4,7 +4,9 @@
  */
 import {
   createApp,
+  csrfToken,
   getMember,
+  isCsrfTokenValid,
   getTargetPath,
   HttpResponse,
   logIn,
@@ -41,7 +43,13 @@ function loginRoute(name: string, path: string, home: string): RouteDefinition {
     methods: ['GET', 'POST'],
     controller: named(`App\\Controller\\SecurityController::${name}`, (request: KernelRequest) => {
       if (request.isMethod('GET')) {
-        return HttpResponse.html(render('security/login', { action: path, error: request.getSession().getFlashBag().get('error')[0] ?? null }));
+        const error = request.getSession().getFlashBag().get('error')[0] ?? null;
+        return HttpResponse.html(render('security/login', { action: path, error, csrf: csrfToken(request, 'authenticate') }));
+      }
+      // form_login's enable_csrf: a missing or wrong token fails the login as bad credentials do.
+      if (!isCsrfTokenValid(request, 'authenticate', request.request.get('_csrf_token'))) {
+        request.getSession().getFlashBag().add('error', 'Invalid CSRF token.');
+        return HttpResponse.redirect(path);
       }
       const username = String(request.request.get('_username') ?? '');
       const user = Object.hasOwn(USERS, username) ? USERS[username] : undefined;

@@ -28,8 +28,9 @@ const TEMPLATES: Record<string, (data: Data) => string> = {
       (product.stock > 0
         ? `<form method="post" action="/${e(locale)}/products/${product.id}/buy"><button>${t(locale, 'buy')}</button></form>`
         : `<p>${t(locale, 'out')}</p>`), locale),
-  'security/login': ({ action, error }) =>
+  'security/login': ({ action, error, csrf }) =>
     layout('Log in', `${error ? `<p class="error">${e(error)}</p>` : ''}<form method="post" action="${e(action)}">` +
+      `<input type="hidden" name="_csrf_token" value="${e(csrf)}">` +
       `<input name="_username"><input name="_password" type="password"><button>Log in</button></form>`),
   'account/index': ({ member, flashes, logout, locale }) =>
     layout('Account', Object.entries(flashes as Record<string, unknown[]>)

@@ -27,6 +27,13 @@ function browser(app = shop) {
 }
 
 const form = (fields: Record<string, string>): RequestInit => ({ method: 'POST', body: new URLSearchParams(fields) });
+
+/** Fills the login form as a browser does: the page first, for its CSRF token. */
+async function logInWith(visit: ReturnType<typeof browser>, path: string, fields: Record<string, string>): Promise<Response> {
+  const page = await (await visit(path)).text();
+  const token = /name="_csrf_token" value="([^"]*)"/.exec(page)![1]!;
+  return visit(path, form({ ...fields, _csrf_token: token }));
+}
 const api = (init: RequestInit & { token?: string } = {}): RequestInit => ({
   ...init,
   headers: { accept: 'application/json', 'content-type': 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
@@ -93,21 +100,30 @@ test('login: the account page sends a visitor to the login form, a wrong passwor
   assert.equal(account.status, 302);
   assert.equal(account.headers.get('location'), 'http://shop.test/login');
 
-  const wrong = await visit('/login', form({ _username: 'alice', _password: 'nope' }));
+  const wrong = await logInWith(visit, '/login', { _username: 'alice', _password: 'nope' });
   assert.equal(wrong.headers.get('location'), '/login');
   assert.match(await (await visit('/login')).text(), /<p class="error">Invalid credentials.<\/p>/);
   assert.doesNotMatch(await (await visit('/login')).text(), /Invalid credentials/, 'a flash is shown once');
 
-  const right = await visit('/login', form({ _username: 'alice', _password: 'alice-pass' }));
+  const right = await logInWith(visit, '/login', { _username: 'alice', _password: 'alice-pass' });
   assert.equal(right.status, 302);
   assert.equal(right.headers.get('location'), 'http://shop.test/fr/account', 'back to the page that asked for the login');
   const page = await (await visit('/fr/account')).text();
   assert.match(page, /<p class="flash-success">Welcome, alice!<\/p><h1>Bonjour alice<\/h1><a href="\/logout">/);
 });
 
+test('login: a form posted without its CSRF token (another site\'s form) fails as form_login\'s enable_csrf fails it', async () => {
+  const visit = browser();
+  await visit('/login');
+  const forged = await visit('/login', form({ _username: 'alice', _password: 'alice-pass' }));
+  assert.equal(forged.headers.get('location'), '/login');
+  assert.match(await (await visit('/login')).text(), /<p class="error">Invalid CSRF token.<\/p>/);
+  assert.equal((await visit('/en/account')).status, 302, 'not logged in');
+});
+
 test('logout: the firewall logs the member out at its logout path and redirects home', async () => {
   const visit = browser();
-  await visit('/login', form({ _username: 'alice', _password: 'alice-pass' }));
+  await logInWith(visit, '/login', { _username: 'alice', _password: 'alice-pass' });
   assert.equal((await visit('/en/account')).status, 200);
   const out = await visit('/logout');
   assert.equal(out.status, 302);
@@ -117,7 +133,7 @@ test('logout: the firewall logs the member out at its logout path and redirects 
 
 test('buying an out-of-stock product is the 409 page of the OutOfStockListener', async () => {
   const visit = browser();
-  await visit('/login', form({ _username: 'alice', _password: 'alice-pass' }));
+  await logInWith(visit, '/login', { _username: 'alice', _password: 'alice-pass' });
   const response = await visit('/en/products/2/buy', { method: 'POST' });
   assert.equal(response.status, 409);
   assert.match(await response.text(), /<p>Coffee grinder &lt;Pro&gt; is out of stock.<\/p>/);
@@ -127,18 +143,18 @@ test('buying an out-of-stock product is the 409 page of the OutOfStockListener',
 
 test('the back office has its own login: a shop login is not enough, ROLE_USER is a 403, ROLE_ADMIN gets in', async () => {
   const visit = browser();
-  await visit('/login', form({ _username: 'admin', _password: 'admin-pass' }));
+  await logInWith(visit, '/login', { _username: 'admin', _password: 'admin-pass' });
   const redirected = await visit('/admin');
   assert.equal(redirected.status, 302);
   assert.equal(redirected.headers.get('location'), 'http://shop.test/admin/login');
-  const in_ = await visit('/admin/login', form({ _username: 'admin', _password: 'admin-pass' }));
+  const in_ = await logInWith(visit, '/admin/login', { _username: 'admin', _password: 'admin-pass' });
   assert.equal(in_.headers.get('location'), 'http://shop.test/admin');
   const dashboard = await visit('/admin');
   assert.equal(dashboard.status, 200);
   assert.match(await dashboard.text(), /<h1>Back office<\/h1>.*<a href="\/admin\/logout">/);
 
   const alice = browser();
-  await alice('/admin/login', form({ _username: 'alice', _password: 'alice-pass' }));
+  await logInWith(alice, '/admin/login', { _username: 'alice', _password: 'alice-pass' });
   assert.equal((await alice('/admin')).status, 403);
 });
 
