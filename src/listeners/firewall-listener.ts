@@ -55,16 +55,27 @@ export class FirewallListener {
 
   private readonly runFirewall = (event: RequestEvent): void | Promise<void> => {
     const request = event.request;
-    if (!request.isMainRequest) return;
+    const firewall = this.enter(request);
+    if (firewall === null) return;
+    if (firewall.logoutPath !== null && requestsLogout(request, firewall.logoutPath)) return logout(event, this.authenticator, firewall);
+    return this.authenticateUnlessLazy(request, firewall);
+  };
+
+  /** The main request's firewall with security, its ExceptionListener registered; null when no firewall runs. */
+  private enter(request: KernelRequest): Firewall | null {
+    if (!request.isMainRequest) return null;
     const firewall = this.authenticator.firewallOf(request);
-    if (firewall === null || !firewall.security) return;
+    if (firewall === null || !firewall.security) return null;
     const added = request.exceptionListeners;
     request.exceptionListeners = added === null ? this.exceptionListeners : [...added, this.exceptionListener];
-    if (firewall.logoutPath !== null && requestsLogout(request, firewall.logoutPath)) return logout(event, this.authenticator, firewall);
+    return firewall;
+  }
+
+  private authenticateUnlessLazy(request: KernelRequest, firewall: Firewall): void | Promise<void> {
     const method = request.method;
     if (firewall.lazy && (method === 'GET' || method === 'HEAD')) return;
     return this.authenticator.authenticate(request);
-  };
+  }
 
   /**
    * runFirewall with the firewall's listeners in Symfony's order (Firewall::onKernelRequest sorts them by
@@ -75,19 +86,12 @@ export class FirewallListener {
    */
   private runFirewallWithAccess(event: RequestEvent, access: AccessMap): void | Promise<void> {
     const request = event.request;
-    if (!request.isMainRequest) return;
-    const firewall = this.authenticator.firewallOf(request);
-    if (firewall === null || !firewall.security) return;
-    const added = request.exceptionListeners;
-    request.exceptionListeners = added === null ? this.exceptionListeners : [...added, this.exceptionListener];
+    const firewall = this.enter(request);
+    if (firewall === null) return;
     const rule = access.match(request);
     if (rule !== null && rule.channel !== null && wrongChannel(request, rule)) return event.setResponse(channelRedirect(request));
     if (firewall.logoutPath !== null && requestsLogout(request, firewall.logoutPath)) return logout(event, this.authenticator, firewall);
-    if (rule === null || !rule.checksAccess) {
-      const method = request.method;
-      if (firewall.lazy && (method === 'GET' || method === 'HEAD')) return;
-      return this.authenticator.authenticate(request);
-    }
+    if (rule === null || !rule.checksAccess) return this.authenticateUnlessLazy(request, firewall);
     const pending = this.authenticator.authenticate(request);
     if (pending) return pending.then(() => decideAccess(request, rule));
     return decideAccess(request, rule);
