@@ -7,6 +7,10 @@ import type { KernelRequest } from '../http/request.ts';
  * `csrf_token('authenticate')` is `csrfToken(request, 'authenticate')`; AbstractController's
  * `isCsrfTokenValid('authenticate', $token)` is `isCsrfTokenValid(request, 'authenticate', token)`.
  * The route must have a session (behind a stateful firewall or with none: not a `stateless` one).
+ *
+ * As since Symfony 5.3, the token handed out is the stored one masked with a fresh random key each time
+ * (`<padding>.<key>.<token XOR key>`): a page that prints it never repeats the secret's bytes, which
+ * is what BREACH reads through HTTP compression. Both the masked and the bare token are accepted.
  */
 const SESSION_PREFIX = '_csrf/';
 
@@ -18,9 +22,51 @@ function sessionKey(request: KernelRequest, id: string): string {
 function generateToken(): string {
   const bytes = new Uint8Array(32);
   crypto.getRandomValues(bytes);
+  return base64Url(bytes);
+}
+
+function base64Url(bytes: Uint8Array): string {
   let binary = '';
   for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]!);
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** base64url (padding optional) to bytes; null when it is not base64. */
+function fromBase64Url(text: string): Uint8Array | null {
+  let binary: string;
+  try {
+    binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  } catch {
+    return null;
+  }
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+const utf8 = new TextEncoder();
+
+/** CsrfTokenManager::randomize: the token XOR a fresh 32-byte key, behind a padding of random length (1–32). */
+function randomize(token: string): string {
+  const key = new Uint8Array(32);
+  crypto.getRandomValues(key);
+  const value = utf8.encode(token);
+  for (let i = 0; i < value.length; i++) value[i] = value[i]! ^ key[i % key.length]!;
+  // Symfony's padding is a prefix of md5(key) in hex; only its length matters, so hex of the key serves.
+  let padding = '';
+  for (let i = 0; i < 16; i++) padding += key[i]!.toString(16).padStart(2, '0');
+  return `${padding.slice(0, 1 + (key[0]! % 32))}.${base64Url(key)}.${base64Url(value)}`;
+}
+
+/** CsrfTokenManager::derandomize: the bytes the client's value stands for (a bare token is itself); null for a broken mask. */
+function derandomize(value: string): Uint8Array | null {
+  const parts = value.split('.');
+  if (parts.length !== 3) return utf8.encode(value);
+  const key = fromBase64Url(parts[1]!);
+  const masked = fromBase64Url(parts[2]!);
+  if (key === null || key.length === 0 || masked === null) return null;
+  for (let i = 0; i < masked.length; i++) masked[i] = masked[i]! ^ key[i % key.length]!;
+  return masked;
 }
 
 /** The token for `id`: the one already in the session, else a new one stored there (CsrfTokenManager::getToken). */
@@ -28,17 +74,17 @@ export function csrfToken(request: KernelRequest, id: string): string {
   const session = request.getSession();
   const key = sessionKey(request, id);
   const stored = session.get(key);
-  if (typeof stored === 'string' && stored !== '') return stored;
+  if (typeof stored === 'string' && stored !== '') return randomize(stored);
   const token = generateToken();
   session.set(key, token);
-  return token;
+  return randomize(token);
 }
 
 /** A new token for `id`, replacing the stored one (CsrfTokenManager::refreshToken). */
 export function refreshCsrfToken(request: KernelRequest, id: string): string {
   const token = generateToken();
   request.getSession().set(sessionKey(request, id), token);
-  return token;
+  return randomize(token);
 }
 
 /** Forgets the token of `id` (CsrfTokenManager::removeToken); the next csrfToken() makes a new one. */
@@ -55,12 +101,14 @@ export function removeCsrfToken(request: KernelRequest, id: string): void {
 export function isCsrfTokenValid(request: KernelRequest, id: string, value: unknown): boolean {
   if (typeof value !== 'string' || value === '') return false;
   const stored = request.getSession().get(sessionKey(request, id));
-  return typeof stored === 'string' && stored !== '' && constantTimeEqual(stored, value);
+  if (typeof stored !== 'string' || stored === '') return false;
+  const given = derandomize(value);
+  return given !== null && constantTimeEqual(utf8.encode(stored), given);
 }
 
-function constantTimeEqual(a: string, b: string): boolean {
+function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
   return diff === 0;
 }

@@ -25,10 +25,32 @@ export function generateUri(request: KernelRequest, path: string): string {
   if (path[0] === '/') return path[1] !== '/' && path[1] !== '\\' && request.getHost() !== '' ? request.getSchemeAndHttpHost() + path : path;
   if (path === '' || URL_SCHEME.test(path)) return path;
   try {
-    return request.generateUrl(path, {}, { absolute: true });
+    return withoutQuery(request.generateUrl(path, scalarAttributes(request), { absolute: true }));
   } catch {
     return path;
   }
+}
+
+/**
+ * HttpUtils generates the route with the request's attributes as parameters, so a login route under
+ * `/{tenant}/` gets this request's tenant. Only scalars: an object attribute (the member) could be no
+ * path value anyway, and would only be spelled out into the query string dropped below.
+ */
+function scalarAttributes(request: KernelRequest): Record<string, unknown> {
+  const params = request.attributes.all();
+  for (const key of Object.keys(params)) {
+    const value = params[key];
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') delete params[key];
+  }
+  return params;
+}
+
+/** The attributes that are no path variable became the query string: HttpUtils drops it, keeping a fragment. */
+function withoutQuery(url: string): string {
+  const query = url.indexOf('?');
+  if (query < 0) return url;
+  const fragment = url.indexOf('#', query);
+  return url.slice(0, query) + (fragment < 0 ? '' : url.slice(fragment));
 }
 
 /** `https:`, `mailto:`…: a URL, not a route name (HttpUtils tests `http(s)://`; any scheme is no route name here). */

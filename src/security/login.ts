@@ -91,15 +91,13 @@ export function logOut(request: KernelRequest): void {
 
 /**
  * The logout path of the request's firewall (Symfony's logout_path()), or null when it has none. A
- * `logoutPath` that is a route name gives that route's path, as LogoutUrlGenerator generates it.
+ * `logoutPath` that is a route name gives that route's path, as LogoutUrlGenerator generates it: with no
+ * parameters but the locale, so a route that needs others (or no such route) throws, as the router
+ * throws there — a link written as the bare name would lead nowhere and log no one out.
  */
 export function logoutUrl(request: KernelRequest): string | null {
   const path = request.attributes.get(LOGOUT_PATH_ATTRIBUTE);
   if (typeof path !== 'string') return null;
   if (path[0] === '/') return path;
-  try {
-    return request.generateUrl(path);
-  } catch {
-    return path;
-  }
+  return request.generateUrl(path);
 }

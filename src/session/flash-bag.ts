@@ -22,20 +22,21 @@ export class FlashBag {
     this.storage.writeFlashes(flashes);
   }
 
-  /** The messages of `type`, left in place. */
+  /** The messages of `type`, left in place; `fallback` when it has none (an empty list too, as FlashBag::has reads it). */
   peek(type: string, fallback: unknown[] = []): unknown[] {
-    return this.storage.readFlashes()[type] ?? fallback;
+    const messages = this.storage.readFlashes()[type];
+    return messages !== undefined && messages.length > 0 ? messages : fallback;
   }
 
   peekAll(): Record<string, unknown[]> {
     return this.storage.readFlashes();
   }
 
-  /** The messages of `type`, removed: shown once. */
+  /** The messages of `type`, removed: shown once. `fallback` when it has none, as peek. */
   get(type: string, fallback: unknown[] = []): unknown[] {
     const flashes = this.storage.readFlashes();
-    if (!Object.hasOwn(flashes, type)) return fallback;
-    const messages = flashes[type]!;
+    const messages = flashes[type];
+    if (messages === undefined || messages.length === 0) return fallback;
     delete flashes[type];
     this.storage.writeFlashes(flashes);
     return messages;
@@ -48,10 +49,10 @@ export class FlashBag {
     return flashes;
   }
 
-  /** Replaces the messages of `type` (one message or a list). */
+  /** Replaces the messages of `type` (one message or a list; null is none, as PHP's `(array) null`). */
   set(type: string, messages: unknown): void {
     const flashes = this.storage.readFlashes();
-    flashes[type] = Array.isArray(messages) ? [...messages] : [messages];
+    flashes[type] = Array.isArray(messages) ? [...messages] : messages === null || messages === undefined ? [] : [messages];
     this.storage.writeFlashes(flashes);
   }
 

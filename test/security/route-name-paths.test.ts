@@ -35,3 +35,25 @@ test('paths and URLs stay as written; a name no route has is left as written', a
     assert.equal(r.headers.get('location'), location, loginPath);
   }
 });
+
+test('regression: a loginPath naming a route with a path variable (`/t/{tenant}/login`) was sent as Location: app_login; the variable is filled from the request, as HttpUtils::generateUri passes its attributes', async () => {
+  const routes: RouteDefinition[] = [
+    { name: 'tenant_login', path: '/t/:tenant/login', controller: () => HttpResponse.text('login form') },
+    { name: 'tenant_account', path: '/t/:tenant/account', controller: () => HttpResponse.text('account'), options: { requiresLogin: true } },
+  ];
+  const { app } = testApp({ routes, firewalls: [{ name: 'main', loginPath: 'tenant_login' }] });
+  const r = await send(app, '/t/acme/account?tab=orders', { headers: { accept: 'text/html' } });
+  assert.equal(r.status, 302);
+  assert.equal(r.headers.get('location'), 'http://localhost/t/acme/login', 'the other attributes (route name, firewall…) are no query string');
+});
+
+test('regression: logoutUrl() gave a logout route that needs parameters as its bare name (href="app_logout", a link that logs no one out); it throws, as LogoutUrlGenerator\'s router does', async () => {
+  const routes: RouteDefinition[] = [
+    { name: 'app_logout', path: '/t/:tenant/logout', controller: () => { throw new Error('intercepted by the firewall'); } },
+    { name: 'page', path: '/t/:tenant/page', controller: (r) => HttpResponse.text(String(logoutUrl(r))) },
+  ];
+  const { app } = testApp({ routes, firewalls: [{ name: 'main', logoutPath: 'app_logout' }] });
+  const r = await send(app, '/t/acme/page', { headers: { accept: 'application/json' } });
+  assert.equal(r.status, 500);
+  assert.match((await r.json()).detail, /Some mandatory parameters are missing \("tenant"\) to generate a URL for route "app_logout"/);
+});

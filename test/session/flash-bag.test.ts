@@ -91,3 +91,25 @@ test('set, setAll, a default for a missing type, and has() false for an empty li
   const r = await send(app, '/set');
   assert.deepEqual(await r.json(), { first: { error: ['one'], notice: ['a', 'b'] }, second: { info: ['x'] }, missing: ['default'], hasEmpty: false });
 });
+
+test('regression: set(type, null) stored a [null] message and peek/get with a default answered an empty list instead of the default; as Symfony\'s FlashBag, null sets none and an empty type gives the default', async () => {
+  const routes: RouteDefinition[] = [
+    {
+      name: 'empty',
+      path: '/empty',
+      controller: (r) => {
+        const flashes = r.getSession().getFlashBag();
+        flashes.set('error', null);
+        flashes.set('notice', []);
+        return HttpResponse.json({
+          error: flashes.peek('error', ['none']),
+          peeked: flashes.peek('notice', ['none']),
+          got: flashes.get('notice', ['none']),
+          keys: flashes.keys(),
+        });
+      },
+    },
+  ];
+  const { app } = testApp({ routes, sessionStore: new MemorySessionStore() });
+  assert.deepEqual(await (await send(app, '/empty')).json(), { error: ['none'], peeked: ['none'], got: ['none'], keys: ['error', 'notice'] });
+});
