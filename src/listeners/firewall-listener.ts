@@ -129,7 +129,7 @@ function logout(event: RequestEvent, authenticator: Authenticator, firewall: Fir
   const done = () => {
     if (firewall.context !== '') logOut(request);
     else request.attributes.set(TOKEN_ATTRIBUTE, null);
-    event.setResponse(logoutRedirect(request, firewall.logoutTarget));
+    event.setResponse(redirectOnHost(request, firewall.logoutTarget));
   };
   // On a `stateless` route the authenticator did not read the session, yet Symfony's SessionLogoutListener
   // still invalidates it: an asynchronous store must deliver it first, or invalidate() throws (a 500).
@@ -143,8 +143,3 @@ function logout(event: RequestEvent, authenticator: Authenticator, firewall: Fir
   return load();
 }
 
-/** HttpUtils::generateUri: a URL as it is, a path on this host, else a route name (an absolute URL to it). */
-function logoutRedirect(request: KernelRequest, target: string): ReturnType<typeof redirectOnHost> {
-  if (target[0] === '/' || /^https?:\/\//i.test(target)) return redirectOnHost(request, target);
-  return redirectOnHost(request, request.generateUrl(target, {}, { absolute: true }));
-}

@@ -12,10 +12,10 @@ import type { KernelRequest } from '../http/request.ts';
  * (`<padding>.<key>.<token XOR key>`): a page that prints it never repeats the secret's bytes, which
  * is what BREACH reads through HTTP compression. Both the masked and the bare token are accepted.
  */
-const SESSION_PREFIX = '_csrf/';
+export const CSRF_SESSION_PREFIX = '_csrf/';
 
 function sessionKey(request: KernelRequest, id: string): string {
-  return `${SESSION_PREFIX}${request.isSecure() ? 'https-' : ''}${id}`;
+  return `${CSRF_SESSION_PREFIX}${request.isSecure() ? 'https-' : ''}${id}`;
 }
 
 /** UriSafeTokenGenerator: 256 random bits, base64url without padding. */

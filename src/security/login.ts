@@ -1,4 +1,5 @@
 import type { KernelRequest } from '../http/request.ts';
+import { CSRF_SESSION_PREFIX } from './csrf.ts';
 import { isStatelessRoute, type RememberMeCookieAction } from './authenticator.ts';
 import {
   FIREWALL_CONTEXT_ATTRIBUTE,
@@ -61,7 +62,11 @@ export function logIn(request: KernelRequest, credentials: LoginCredentials): Me
   }
   const member = toMember({ memberId: credentials.memberId, irmsToken: credentials.irmsToken, roles: credentials.roles ?? [] }, 'login');
   if (member === null) throw new TypeError('logIn() needs a non-empty string memberId, a string irmsToken and string roles.');
-  request.getSession().migrate();
+  const session = request.getSession();
+  session.migrate();
+  // CsrfTokenClearingLoginListener (Symfony 5.4.20, CVE-2022-24895): tokens issued before the login
+  // (to the anonymous visitor, maybe planted with the session) are not valid after it.
+  for (const key of Object.keys(session.all())) if (key.startsWith(CSRF_SESSION_PREFIX)) session.remove(key);
   const attributes = request.attributes;
   attributes.set(TOKEN_ATTRIBUTE, member);
   attributes.set(IRMS_TOKEN_ATTRIBUTE, member.irmsToken);

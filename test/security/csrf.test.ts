@@ -96,3 +96,24 @@ test('regression: csrfToken() printed the session\'s token itself, the same byte
     assert.equal(await (await send(app, '/check', form(cookie, token))).text(), 'true', 'masked forms and the bare token, as CsrfTokenManager::derandomize reads them');
   }
 });
+
+test('regression: a CSRF token issued before the login stayed valid after it (Symfony 5.4.20 clears them on login, CVE-2022-24895)', async () => {
+  const { logIn } = await import('../../src/index.ts');
+  const app = testApp({
+    sessionStore: new MemorySessionStore(),
+    environment: { APP_SECRET: 'csrf-login-secret' },
+    routes: [
+      { name: 'issue', path: '/issue', controller: (r) => HttpResponse.text(csrfToken(r, 'delete')) },
+      { name: 'in', path: '/in', methods: ['POST'], controller: (r) => { logIn(r, { memberId: '1', irmsToken: 't' }); return HttpResponse.text('in'); } },
+      { name: 'check', path: '/check', methods: ['POST'], controller: (r) => HttpResponse.text(String(isCsrfTokenValid(r, 'delete', r.request.get('_token')))) },
+    ],
+  }).app;
+  const issued = await send(app, '/issue');
+  const token = await issued.text();
+  const anonymous = `IRMSSESSID=${setCookies(issued).get('IRMSSESSID')!.value}`;
+  const check = (cookie: string) => send(app, '/check', { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: `_token=${encodeURIComponent(token)}` });
+  assert.equal(await (await check(anonymous)).text(), 'true', 'valid before the login');
+  const login = await send(app, '/in', { method: 'POST', headers: { cookie: anonymous } });
+  const member = `IRMSSESSID=${setCookies(login).get('IRMSSESSID')!.value}`;
+  assert.equal(await (await check(member)).text(), 'false');
+});

@@ -165,3 +165,14 @@ test('regression: with an asynchronous session store, a logout route declared st
   assert.equal(setCookies(out).get('IRMSSESSID')?.value, '', 'the session cookie is cleared');
   assert.equal(memory.read(sid), null, 'the session is ended, as Symfony\'s SessionLogoutListener ends it');
 });
+
+test('regression: a logoutTarget naming a route with a path variable was a 500 (its parameters were not filled from the request, as HttpUtils fills them)', async () => {
+  const tenantRoutes: RouteDefinition[] = [
+    { name: 'tenant_logout', path: '/t/:tenant/logout', controller: () => { throw new Error('intercepted'); } },
+    { name: 'tenant_home', path: '/t/:tenant', controller: () => HttpResponse.text('home') },
+  ];
+  const { app } = testApp({ routes: tenantRoutes, firewalls: [{ name: 'main', context: 'main', logoutPath: 'tenant_logout', logoutTarget: 'tenant_home' }] });
+  const out = await send(app, '/t/acme/logout');
+  assert.equal(out.status, 302);
+  assert.equal(out.headers.get('location'), 'http://localhost/t/acme');
+});
