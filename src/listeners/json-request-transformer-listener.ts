@@ -114,7 +114,9 @@ async function transformMultipart(event: RequestEvent, request: KernelRequest, h
       inputVarsExceeded(request, 'multipart body');
       break;
     }
-    addParameter(params, key, value);
+    // A file input left empty is sent as a part with `filename=""`: PHP reports UPLOAD_ERR_NO_FILE and
+    // Symfony's FileBag gives null, not an empty file ported code (`if ($file)`) would save.
+    addParameter(params, key, typeof value !== 'string' && value.name === '' ? null : value);
   }
   request.request.replace(params);
 }

@@ -135,6 +135,17 @@ test('form bodies (urlencoded and multipart) fill the body parameters', async ()
   assert.equal(await broken.text(), 'Unable to parse request.');
 });
 
+test('regression: a file input left empty (a part with filename="") arrived as an empty File; it is null, as PHP\'s UPLOAD_ERR_NO_FILE in Symfony\'s FileBag', async () => {
+  const { app } = testApp({ routes });
+  const body = '------x\r\nContent-Disposition: form-data; name="image"; filename=""\r\nContent-Type: application/octet-stream\r\n\r\n\r\n'
+    + '------x\r\nContent-Disposition: form-data; name="photos[]"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhi\r\n'
+    + '------x\r\nContent-Disposition: form-data; name="photos[]"; filename=""\r\nContent-Type: application/octet-stream\r\n\r\n\r\n'
+    + '------x\r\nContent-Disposition: form-data; name="author"\r\n\r\nAda\r\n------x--\r\n';
+  const r = await post(app, body, 'multipart/form-data; boundary=----x');
+  assert.deepEqual((await r.json()).params, { image: null, photos: [{}, null], author: 'Ada' }, 'the chosen file is a File (an object in JSON), the empty inputs null');
+  assert.ok(lastParams && (lastParams.photos as unknown[])[0] instanceof File);
+});
+
 test('_method in a JSON body and X-HTTP-Method-Override override POST (letters only)', async () => {
   const { app } = testApp({ routes });
   assert.equal((await (await post(app, '{"_method":"put"}', 'application/json')).json()).method, 'PUT');
