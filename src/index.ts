@@ -5,6 +5,7 @@ export { HttpKernel } from './kernel/kernel.ts';
 export * from './kernel/events.ts';
 export * from './kernel/exceptions.ts';
 export { listener, insertListener, type Listener, type Placement, type HookTable, type ListenerCall } from './kernel/hooks.ts';
+export { subscriberListeners, type SubscribedEvents } from './kernel/subscriber.ts';
 export { KernelRequest } from './http/request.ts';
 export { HttpResponse, ResponseHeaders } from './http/response.ts';
 export { ParameterBag, HeaderBag } from './http/parameter-bag.ts';
