@@ -10,6 +10,8 @@ import { LOGOUT_PATH_ATTRIBUTE, logOut } from '../security/login.ts';
 import { TOKEN_ATTRIBUTE } from '../security/member.ts';
 import type { FirewallMap } from '../security/firewall-map.ts';
 import { channelRedirect, decideAccess, wrongChannel, type AccessMap } from '../security/access-control.ts';
+import { isCsrfTokenValid } from '../security/csrf.ts';
+import { AccessDeniedHttpException, FrameworkError } from '../kernel/exceptions.ts';
 import { createSecurityExceptionListener } from './security-exception-listener.ts';
 
 /**
@@ -127,6 +129,7 @@ function requestsLogout(request: KernelRequest, logoutPath: string): boolean {
 function logout(event: RequestEvent, authenticator: Authenticator, firewall: Firewall): void | Promise<void> {
   const request = event.request;
   const done = () => {
+    if (firewall.logoutCsrfTokenId !== null && !logoutCsrfTokenValid(request, firewall.logoutCsrfTokenId)) throw invalidLogoutCsrfToken(request);
     if (firewall.context !== '') logOut(request);
     else request.attributes.set(TOKEN_ATTRIBUTE, null);
     event.setResponse(redirectOnHost(request, firewall.logoutTarget));
@@ -143,3 +146,33 @@ function logout(event: RequestEvent, authenticator: Authenticator, firewall: Fir
   return load();
 }
 
+/** Symfony's LogoutException (Security\Core\Exception), which its ExceptionListener turns into a 403. */
+class LogoutException extends FrameworkError {
+  static override readonly className = 'LogoutException';
+}
+
+/** Symfony's `csrf_parameter` default: LogoutUrlGenerator puts the token there, LogoutListener reads it. */
+const LOGOUT_CSRF_PARAMETER = '_csrf_token';
+
+/**
+ * LogoutListener's check with `csrf_token_generator`: the parameter read as Request::get reads it
+ * (attributes, then query, then body) must be the session's token for the id. Without the session cookie
+ * there is no token to compare with, and asking the session would only start one.
+ */
+function logoutCsrfTokenValid(request: KernelRequest, tokenId: string): boolean {
+  if (request.cookieHeader === null || !request.hasSession()) return false;
+  const attributes = request.attributes;
+  const value = attributes.has(LOGOUT_CSRF_PARAMETER)
+    ? attributes.get(LOGOUT_CSRF_PARAMETER)
+    : request.query.has(LOGOUT_CSRF_PARAMETER)
+      ? request.query.get(LOGOUT_CSRF_PARAMETER)
+      : request.request.get(LOGOUT_CSRF_PARAMETER);
+  return isCsrfTokenValid(request, tokenId, value);
+}
+
+/** ExceptionListener::handleLogoutException (5.4): the LogoutException wrapped in a 403, logged as Symfony logs it. */
+function invalidLogoutCsrfToken(request: KernelRequest): AccessDeniedHttpException {
+  const error = new LogoutException('Invalid CSRF token.');
+  request.logger.info('security', 'A LogoutException was thrown; wrapping with AccessDeniedHttpException', { exception: error });
+  return new AccessDeniedHttpException(error.message, error);
+}

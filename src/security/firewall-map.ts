@@ -35,6 +35,13 @@ export interface FirewallConfig {
   /** Where a logout redirects (Symfony's `logout.target`): a path on this host or a URL. Default `/`. */
   logoutTarget?: string;
   /**
+   * Symfony's `logout.csrf_token_generator` with this `csrf_token_id` (Symfony's default is `logout`): a
+   * request to `logoutPath` logs out only with `_csrf_token` (query or body) holding
+   * `csrfToken(request, <this id>)`; without it, a 403 `Invalid CSRF token.` and the member stays logged in,
+   * so a link or form on another site cannot log members out. Needs `logoutPath` and a stateful firewall.
+   */
+  logoutCsrfTokenId?: string;
+  /**
    * This firewall's entry point: where anonymous HTML clients of its `requiresLogin` routes are sent
    * ('' = 401). Default: LOGIN_PATH, except on `stateless` firewalls, which answer 401 (Symfony's API
    * authenticators start with a 401; only a form login redirects).
@@ -52,6 +59,8 @@ export interface Firewall {
   readonly context: string;
   readonly logoutPath: string | null;
   readonly logoutTarget: string;
+  /** The CSRF token id a logout must carry, or null when logout is not CSRF-protected. */
+  readonly logoutCsrfTokenId: string | null;
   /** Its own login path ('' = 401), or null to use LOGIN_PATH. */
   readonly loginPath: string | null;
 }
@@ -90,12 +99,18 @@ export class FirewallMap {
     for (const config of configs) {
       if (!config || typeof config.name !== 'string' || config.name === '') throw new Error('Every firewall needs a name.');
       if (this.byName.has(config.name)) throw new Error(`Firewall "${config.name}" is defined more than once.`);
-      for (const key of ['loginPath', 'logoutPath', 'logoutTarget'] as const) {
+      for (const key of ['loginPath', 'logoutPath', 'logoutTarget', 'logoutCsrfTokenId'] as const) {
         if (config[key] !== undefined && typeof config[key] !== 'string') throw new Error(`Firewall "${config.name}": ${key} must be a string, got ${typeof config[key]}.`);
       }
       if (config.logoutPath === '') throw new Error(`Firewall "${config.name}": logoutPath must not be empty (leave it out for no logout).`);
       const security = config.security ?? true;
       const stateless = config.stateless ?? false;
+      if (config.logoutCsrfTokenId !== undefined) {
+        // A protection that could never run would leave the logout open while looking configured.
+        if (config.logoutCsrfTokenId === '') throw new Error(`Firewall "${config.name}": logoutCsrfTokenId must not be empty (Symfony's default id is "logout").`);
+        if (config.logoutPath === undefined) throw new Error(`Firewall "${config.name}": logoutCsrfTokenId needs a logoutPath.`);
+        if (!security || stateless) throw new Error(`Firewall "${config.name}": logoutCsrfTokenId needs a stateful firewall (CSRF tokens are kept in the session).`);
+      }
       const pattern = config.pattern === undefined ? null : config.pattern instanceof RegExp ? new RegExp(config.pattern.source, config.pattern.flags.replace(/[gy]/g, '')) : pcrePattern(config.pattern);
       const firewall: Firewall = Object.freeze({
         name: config.name,
@@ -106,6 +121,7 @@ export class FirewallMap {
         context: security && !stateless ? config.context ?? config.name : '',
         logoutPath: config.logoutPath ?? null,
         logoutTarget: config.logoutTarget || '/',
+        logoutCsrfTokenId: config.logoutCsrfTokenId ?? null,
         // A stateless firewall has no session to come back to after a form login: its clients get the 401.
         loginPath: config.loginPath ?? (stateless ? '' : null),
       });

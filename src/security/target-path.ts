@@ -59,8 +59,27 @@ export function saveTargetPath(request: KernelRequest): void | Promise<void> {
 export function getTargetPath(request: KernelRequest, firewall: string = firewallOf(request)): string | null {
   if (firewall === '' || !request.hasSession()) return null;
   const value = request.getSession().get(key(firewall));
-  return typeof value === 'string' ? value : null;
+  return typeof value === 'string' && onThisHost(request, value) ? value : null;
 }
+
+/**
+ * The domain check of HttpUtils::createRedirectResponse (CVE-2017-16652), which Symfony's success handler
+ * applies to the target path before redirecting there; here the application redirects itself, so the check
+ * is made where it reads the path. The URL kept names the host the anonymous request named: a session
+ * planted in a visitor's browser (fixation) could carry `http://evil.example/` through the login, which
+ * keeps the session's data. So only a URL on this request's host counts (https only, on an https request,
+ * as with Symfony's `cookie_secure: auto`), or a path not starting with `//` or `/\`, which would name one.
+ */
+function onThisHost(request: KernelRequest, url: string): boolean {
+  const authority = ABSOLUTE_URL.exec(url);
+  if (authority === null) return url[0] === '/' && url[1] !== '/' && url[1] !== '\\';
+  const found = authority[0].toLowerCase();
+  const host = request.getHttpHost().toLowerCase();
+  return found === `https://${host}` || (found === `http://${host}` && !request.isSecure());
+}
+
+/** HttpUtils' `#^https?:[/\\]{2,}+[^/]++#i`: the scheme and whatever a browser may read as the authority. */
+const ABSOLUTE_URL = /^https?:[/\\]{2,}[^/]+/i;
 
 /** Forgets the target path of `firewall` (default: this request's), as Symfony's success handler does once it used it. */
 export function removeTargetPath(request: KernelRequest, firewall: string = firewallOf(request)): void {
