@@ -6,7 +6,7 @@ import type { KernelRequest } from '../http/request.ts';
 import { redirectOnHost } from '../security/entry-point.ts';
 import { startSession } from '../session/session.ts';
 import type { Firewall } from '../security/firewall-map.ts';
-import { LOGOUT_PATH_ATTRIBUTE, logOut } from '../security/login.ts';
+import { LOGOUT_CSRF_TOKEN_ID_ATTRIBUTE, LOGOUT_PATH_ATTRIBUTE, logOut } from '../security/login.ts';
 import { TOKEN_ATTRIBUTE } from '../security/member.ts';
 import type { FirewallMap } from '../security/firewall-map.ts';
 import { channelRedirect, decideAccess, wrongChannel, type AccessMap } from '../security/access-control.ts';
@@ -52,7 +52,10 @@ export class FirewallListener {
     if (!request.isMainRequest) return;
     const firewall = this.map.matchRequest(request);
     this.authenticator.assign(request, firewall);
-    if (firewall !== null && firewall.logoutPath !== null) request.attributes.set(LOGOUT_PATH_ATTRIBUTE, firewall.logoutPath);
+    if (firewall !== null && firewall.logoutPath !== null) {
+      request.attributes.set(LOGOUT_PATH_ATTRIBUTE, firewall.logoutPath);
+      if (firewall.logoutCsrfTokenId !== null) request.attributes.set(LOGOUT_CSRF_TOKEN_ID_ATTRIBUTE, firewall.logoutCsrfTokenId);
+    }
   });
 
   private readonly runFirewall = (event: RequestEvent): void | Promise<void> => {
@@ -104,6 +107,7 @@ export class FirewallListener {
     if (!request.isMainRequest) return;
     const attributes = request.attributes;
     attributes.remove(LOGOUT_PATH_ATTRIBUTE);
+    attributes.remove(LOGOUT_CSRF_TOKEN_ID_ATTRIBUTE);
     if (!attributes.has(TOKEN_ATTRIBUTE)) attributes.set(TOKEN_ATTRIBUTE, null);
   });
 }

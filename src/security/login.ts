@@ -1,5 +1,5 @@
 import type { KernelRequest } from '../http/request.ts';
-import { CSRF_SESSION_PREFIX } from './csrf.ts';
+import { CSRF_SESSION_PREFIX, csrfToken } from './csrf.ts';
 import { isStatelessRoute, type RememberMeCookieAction } from './authenticator.ts';
 import {
   FIREWALL_CONTEXT_ATTRIBUTE,
@@ -14,6 +14,8 @@ export const IRMS_TOKEN_ATTRIBUTE = 'irms_token';
 export const MEMBER_ID_ATTRIBUTE = 'member_id';
 /** Set by FirewallListener::configureLogoutUrlGenerator for `logoutUrl()`. */
 export const LOGOUT_PATH_ATTRIBUTE = '_logout_path';
+/** Set with it when the firewall protects its logout with a CSRF token (`logoutCsrfTokenId`). */
+export const LOGOUT_CSRF_TOKEN_ID_ATTRIBUTE = '_logout_csrf_token_id';
 
 export interface LoginCredentials {
   memberId: string;
@@ -103,6 +105,9 @@ export function logOut(request: KernelRequest): void {
 export function logoutUrl(request: KernelRequest): string | null {
   const path = request.attributes.get(LOGOUT_PATH_ATTRIBUTE);
   if (typeof path !== 'string') return null;
-  if (path[0] === '/') return path;
-  return request.generateUrl(path);
+  // LogoutUrlGenerator with a csrf_token_generator: the token goes along as `_csrf_token`.
+  const tokenId = request.attributes.get(LOGOUT_CSRF_TOKEN_ID_ATTRIBUTE);
+  const params: Record<string, string> = typeof tokenId === 'string' ? { _csrf_token: csrfToken(request, tokenId) } : {};
+  if (path[0] !== '/') return request.generateUrl(path, params);
+  return typeof tokenId === 'string' ? `${path}?_csrf_token=${encodeURIComponent(params._csrf_token!)}` : path;
 }

@@ -111,3 +111,21 @@ test('with an asynchronous session store the logout token is checked against the
   assert.equal(out.status, 302);
   assert.equal(await whoAmI(app, cookie), 'anonymous');
 });
+
+test('regression: logoutUrl() left the CSRF token out of a protected logout\'s link (LogoutUrlGenerator adds _csrf_token), so the link the app printed was refused', async () => {
+  const { logoutUrl } = await import('../../src/index.ts');
+  for (const logoutPath of ['/logout', 'app_logout']) {
+    const { app } = testApp({
+      routes: [...routes, { name: 'link', path: '/link', controller: (r) => HttpResponse.text(String(logoutUrl(r))) }],
+      sessionStore: new MemorySessionStore(),
+      environment: { APP_SECRET: 'test-secret' },
+      firewalls: [{ name: 'main', logoutPath, logoutCsrfTokenId: 'logout' }],
+    });
+    const cookie = await member(app);
+    const link = await (await send(app, '/link', { headers: { cookie } })).text();
+    assert.match(link, /^\/logout\?_csrf_token=[^&]+$/, logoutPath);
+    const out = await send(app, link, { headers: { cookie } });
+    assert.equal(out.status, 302, `${logoutPath}: the printed link logs out`);
+    assert.equal(await whoAmI(app, cookie), 'anonymous');
+  }
+});
