@@ -20,8 +20,9 @@ export type SubscribedEvents = Partial<Record<HookName, string | [method: string
  * createApp({ listeners: [...subscriberListeners(new VersionSubscriber())] });
  * ```
  *
- * Refused when the app is built rather than on a request: an event that is no kernel hook, a method the
- * subscriber does not have, a priority that is no finite number.
+ * `getSubscribedEvents` may also return a Map, or yield `[event, entry]` pairs, as PHP's foreach reads a
+ * generator. Refused when the app is built rather than on a request: an event that is no kernel hook, a
+ * method the subscriber does not have, a priority that is no finite number, a promise of the events.
  */
 export function subscriberListeners(subscriber: object, name?: string): AnyListenerRegistration[] {
   if (subscriber === null || typeof subscriber !== 'object') throw new TypeError(`subscriberListeners() takes a subscriber object, got ${subscriber === null ? 'null' : typeof subscriber}.`);
@@ -33,8 +34,10 @@ export function subscriberListeners(subscriber: object, name?: string): AnyListe
   if (typeof getSubscribedEvents !== 'function') throw new TypeError(`${label} has no getSubscribedEvents() (a static method of its class, or its own).`);
   const subscribed = getSubscribedEvents.call(owner) as unknown;
   if (subscribed === null || typeof subscribed !== 'object') throw new TypeError(`${label}::getSubscribedEvents() must return an object of events, got ${subscribed === null ? 'null' : typeof subscribed}.`);
+  // Read as an object, a promise, a Map or a generator has no own keys: the subscriber registered nothing, without a word.
+  if (typeof (subscribed as { then?: unknown }).then === 'function') throw new TypeError(`${label}::getSubscribedEvents() returned a promise: it must return its events as they are (not async).`);
   const out: AnyListenerRegistration[] = [];
-  for (const [hook, spec] of Object.entries(subscribed as Record<string, unknown>)) {
+  for (const [hook, spec] of Symbol.iterator in subscribed ? pairs(subscribed as Iterable<unknown>, label) : Object.entries(subscribed)) {
     if (!(HOOKS as readonly string[]).includes(hook)) throw new Error(`${label} subscribes to "${hook}", which is no kernel hook (${HOOKS.join(', ')}).`);
     for (const [method, priority] of entries(spec, label, hook)) {
       const call = methods[method];
@@ -47,6 +50,14 @@ export function subscriberListeners(subscriber: object, name?: string): AnyListe
     }
   }
   return out;
+}
+
+/** The events of an iterable answer (PHP's foreach takes a generator too): a Map, or [event, entry] pairs. */
+function pairs(subscribed: Iterable<unknown>, label: string): [string, unknown][] {
+  return Array.from(subscribed, (pair) => {
+    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string') throw new TypeError(`${label}::getSubscribedEvents() must give [event, method or [method, priority]] pairs when it returns a Map or an iterable, got ${JSON.stringify(pair)}.`);
+    return pair as [string, unknown];
+  });
 }
 
 /** The [method, priority] pairs of one event's entry: `'m'`, `['m', 10]` or `[['m1', 10], ['m2']]`. */

@@ -62,3 +62,31 @@ test('a subscriber\'s own getSubscribedEvents works too, and mistakes are refuse
   ];
   for (const [subscriber, message] of cases) assert.throws(() => subscriberListeners(subscriber), message);
 });
+
+test('regression: a getSubscribedEvents() returning a Map, yielding its events or declared async registered no listener at all, without a word; a Map and a generator now subscribe, a promise is refused', async () => {
+  class MapSubscriber {
+    static getSubscribedEvents() { return new Map<string, unknown>([['kernel.response', ['addVersion', 5]]]); }
+    addVersion(event: ResponseEvent) { event.response.headers.set('x-version', 'map'); }
+  }
+  class YieldingSubscriber {
+    static *getSubscribedEvents() { yield ['kernel.response', 'addRegion'] as const; }
+    addRegion(event: ResponseEvent) { event.response.headers.set('x-region', 'eu'); }
+  }
+  class AsyncSubscriber {
+    static async getSubscribedEvents() { return { 'kernel.response': 'onResponse' }; }
+    onResponse() {}
+  }
+  const app = createApp({
+    env: 'prod',
+    debug: false,
+    environment: {},
+    logSink: () => {},
+    routes: [{ name: 'ok', path: '/ok', controller: () => HttpResponse.text('ok') }],
+    listeners: [...subscriberListeners(new MapSubscriber()), ...subscriberListeners(new YieldingSubscriber())],
+  });
+  const ok = await app.fetch(new Request('http://localhost/ok'));
+  assert.equal(ok.headers.get('x-version'), 'map');
+  assert.equal(ok.headers.get('x-region'), 'eu');
+  assert.throws(() => subscriberListeners(new AsyncSubscriber()), /AsyncSubscriber::getSubscribedEvents\(\) returned a promise/);
+  assert.throws(() => subscriberListeners({ getSubscribedEvents: () => new Map([['kernel.response', 'x']]).keys(), x() {} }), /must give \[event, method or \[method, priority\]\] pairs/);
+});

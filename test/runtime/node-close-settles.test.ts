@@ -58,3 +58,29 @@ test('regression: close() resolved before the kernel.terminate of a request answ
   assert.equal(await answer, 'done', 'the in-flight request was answered');
   assert.deepEqual(terminated, ['flushed']);
 });
+
+test('regression: close() resolved before the kernel.terminate of an answer it cut at its deadline had run (the exit cut the app\'s terminate work)', async () => {
+  const terminated: string[] = [];
+  const app = createApp({
+    env: 'prod',
+    debug: false,
+    environment: {},
+    logSink: () => {},
+    routes: [{
+      name: 'events',
+      path: '/events',
+      controller: () => HttpResponse.stream(new ReadableStream<Uint8Array>({
+        start: (c) => c.enqueue(new TextEncoder().encode('data: 1\n\n')),
+      }), 200, { 'content-type': 'text/event-stream' }),
+    }],
+    listeners: [{ hook: 'kernel.terminate', listener: listener<'kernel.terminate'>('App::flush', 'flushes', async () => { await sleep(30); terminated.push('flushed'); }) }],
+  });
+  const server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false });
+  await new Promise<void>((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port: server.port, path: '/events' }, (res) => res.once('data', () => resolve()));
+    req.on('error', () => undefined);
+    setTimeout(() => reject(new Error('no first event')), 3000).unref();
+  });
+  await server.close(20);
+  assert.deepEqual(terminated, ['flushed']);
+});

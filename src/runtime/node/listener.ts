@@ -60,9 +60,6 @@ type ConnectionSocket = Socket & {
   parser?: { resume(): void } | null;
 };
 
-/** What writeResponse is given for an answer that is not the last under way on its connection at shutdown. */
-const NOT_CLOSING: ServerState = Object.freeze({ closing: false });
-
 /**
  * Stops reading from the socket while requests wait: otherwise the server would go on parsing (and
  * making a request and a response object for) everything the client writes, answered or not. Done as
@@ -166,7 +163,7 @@ function runTerminate(app: NodeApp, terminate: () => void | Promise<void>, state
     const result = terminate() as unknown;
     if (result && typeof (result as Promise<unknown>).then === 'function') {
       const done = (result as Promise<unknown>).then(undefined, (err: unknown) => reportError(app, 'kernel.terminate failed', err));
-      const settling = state.closing ? state.settling : undefined;
+      const settling = state.settling;
       if (settling !== undefined) {
         settling.add(done);
         void done.then(() => settling.delete(done));
@@ -202,7 +199,9 @@ export function createNodeListener(app: NodeApp, state: ServerState = { closing:
         res.on('close', onResponseClose);
       }
       // At shutdown only the last answer under way on the connection closes it (closeAfterPending).
-      writeResponse(app, req, res, source, handled.response, state.closing && !isLastUnderWay(req, res) ? NOT_CLOSING : state, handled.request);
+      // The others are written as before the shutdown, and a stream of theirs that close() cuts is waited for as any other.
+      const closes = !state.closing || isLastUnderWay(req, res);
+      writeResponse(app, req, res, source, handled.response, closes ? state : { closing: false, sendTimeout: state.sendTimeout, settling: state.settling }, handled.request);
       // A client gone before the answer was ready (it left mid-body): 'close' has fired already, and
       // kernel.terminate (the profile, the app's own terminate listeners) must still run, as in Symfony.
       if (res.destroyed && (res as TerminableResponse)[kTerminate]) onResponseClose.call(res);

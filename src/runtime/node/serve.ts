@@ -191,7 +191,7 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
   const connectionsCheckingInterval = options.connectionsCheckingInterval ?? Math.min(5_000, Math.max(100, Math.floor(shortest / 4)));
   const defaultDeadline = shutdownDeadline(options.shutdownDeadlineMs ?? config.shutdownDeadlineMs ?? NODE_DEFAULTS.shutdownDeadlineMs, 'shutdownDeadlineMs');
 
-  const state: ServerState = { closing: false, sendTimeout: options.sendTimeout ?? NODE_DEFAULTS.sendTimeout, settling: new Set() };
+  const state: ServerState = { closing: false, sendTimeout: options.sendTimeout ?? NODE_DEFAULTS.sendTimeout };
   let listener: Listener;
   if (adapter === 'hono') listener = await createHonoListener(app);
   else {
@@ -236,9 +236,16 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
   server.on('checkExpectation', listener);
 
   const sockets = new Set<Socket>();
+  /** Set by close(): called once the last connection's 'close' has been handled. */
+  let onLastSocketClosed: (() => void) | null = null;
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    socket.once('close', () => {
+      sockets.delete(socket);
+      // Next tick: after this socket's other 'close' listeners, which node:http adds later (its answer's
+      // 'close': a cut stream's cancel(), a kernel.terminate, both then in `settling`).
+      if (onLastSocketClosed !== null && sockets.size === 0) process.nextTick(onLastSocketClosed);
+    });
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -305,6 +312,7 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
         return Promise.reject(err);
       }
       state.closing = true;
+      const settling = (state.settling = new Set());
       closing = new Promise<void>((resolve) => {
         let timer: NodeJS.Timeout | undefined;
         const force = () => {
@@ -312,14 +320,25 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
           for (const s of sockets) s.destroy();
         };
         forceClose = force;
-        server.close(() => {
-          if (timer) clearTimeout(timer);
+        let serverClosed = false;
+        let done = false;
+        // Node calls close()'s callback when it counts no connection, which is before the sockets it
+        // destroyed emit 'close' (a stream cut at the deadline had not asked its source to cancel yet).
+        const afterConnections = () => {
+          if (done || !serverClosed || sockets.size > 0) return;
+          done = true;
           // The connections are closed; what their answers left running (a stream's cancel(), a
           // kernel.terminate) finishes before close() resolves, and SIGTERM's exit with it.
-          void settled(state.settling!).then(() => {
+          void settled(settling).then(() => {
             if (handleSignals) for (const s of signals) process.off(s, onSignal);
             resolve();
           });
+        };
+        onLastSocketClosed = afterConnections;
+        server.close(() => {
+          if (timer) clearTimeout(timer);
+          serverClosed = true;
+          afterConnections();
         });
         for (const socket of sockets) {
           // In flight: the last answer under way on it (pipelined ones included) closes it once written.
@@ -342,7 +361,6 @@ function settled(work: Set<Promise<unknown>>): Promise<void> {
   if (work.size === 0) return Promise.resolve();
   return new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, SETTLE_MS);
-    timer.unref();
     void Promise.allSettled([...work]).then(() => {
       clearTimeout(timer);
       resolve();

@@ -71,9 +71,10 @@ export interface ServerState {
    */
   sendTimeout?: number;
   /**
-   * serve()'s: work a response leaves behind it — a stream being copied (until its source's cancel()
-   * has run when the client left), a kernel.terminate begun while closing — that close() waits for
-   * before it resolves, so the process does not exit under an application's cleanup.
+   * serve()'s, from its close() on: work the answers leave behind while it closes — the cancel() of a
+   * stream whose client was cut, a kernel.terminate — that close() waits for (at most 1 s) before it
+   * resolves, so the process does not exit under an application's cleanup. Entries leave once settled;
+   * none is kept before close(), so that a cancel() that never settles holds nothing on a running server.
    */
   settling?: Set<Promise<unknown>>;
 }

@@ -160,15 +160,10 @@ export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http
   }
   // The head waits with the stream's first chunks for a turn of the event loop (pipeStream): a stream
   // that fails at once gets the adapter's 500 instead of an empty reply or a 200 cut short.
-  const piping = pipeStream(app, request, res, stream, hasLength ? streamLength : -1, () => res.writeHead(status, headers), state).catch((err: unknown) => {
+  pipeStream(app, request, res, stream, hasLength ? streamLength : -1, () => res.writeHead(status, headers), state).catch((err: unknown) => {
     reportRequestError(app, request, 'Writing a streamed response failed', err);
     res.destroy();
   });
-  const settling = state.settling;
-  if (settling !== undefined) {
-    settling.add(piping);
-    void piping.then(() => settling.delete(piping));
-  }
 }
 
 /**
@@ -245,12 +240,17 @@ async function pipeStream(app: NodeApp, request: RequestLogger | undefined, res:
     }
     return res.write(chunk);
   };
-  /** The source's cancel(), once the client left: the copy ends when it has run (serve()'s close() waits for it). */
-  let cancelled: Promise<void> | undefined;
   const onClose = () => {
     if (res.writableFinished) return;
     gone = true;
-    cancelled = reader.cancel(new Error('The client closed the connection.')).catch(noop);
+    const cancelled = reader.cancel(new Error('The client closed the connection.')).catch(noop);
+    // Held only while serve() closes (it waits for the cancel() of the streams it cut): held always, a
+    // cancel() that never settles kept its stream and answer for the life of the server.
+    const settling = state.settling;
+    if (settling !== undefined) {
+      settling.add(cancelled);
+      void cancelled.then(() => settling.delete(cancelled));
+    }
   };
   res.on('close', onClose);
   res.on('error', noop);
@@ -297,7 +297,7 @@ async function pipeStream(app: NodeApp, request: RequestLogger | undefined, res:
         if (gone) break;
       }
     }
-    if (gone) return await cancelled;
+    if (gone) return;
     if (held !== null) release();
     if (left > 0) {
       // Shorter than declared: the client would wait for bytes that never come, then misread the next response.
