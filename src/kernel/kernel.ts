@@ -273,7 +273,7 @@ export class HttpKernel {
     const request = event.request;
     for (let i = from; i < listeners.length; i++) {
       const pending = listeners[i].call(event);
-      if (pending !== undefined && typeof (pending as Partial<Promise<void>>).then === 'function') {
+      if (pending != null && typeof (pending as Partial<Promise<void>>).then === 'function') {
         // A native promise from here on (see ownPromise): every step after this one tests `instanceof Promise`.
         return ownPromise(pending).then(() => (halts(event, request, stopOnResponse) ? undefined : this.dispatchPlain(hook, event, stopOnResponse, listeners, i + 1)));
       }
@@ -298,7 +298,7 @@ export class HttpKernel {
       try {
         const result = listener.call(event);
         // Only a promise is waited for: a listener written as `(e) => map.set(…)` returns a value, not work.
-        if (result !== undefined && typeof (result as Partial<Promise<void>>).then === 'function') pending = result;
+        if (result != null && typeof (result as Partial<Promise<void>>).then === 'function') pending = result;
       } catch (error) {
         traced(event, hook, listener, start);
         logNotified(request, hook, listeners, i, false);

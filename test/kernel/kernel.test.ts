@@ -675,3 +675,23 @@ test('regression: debug mode wrote each "Notified event" line between listener c
     ], `async ${asynchronous}`);
   }
 });
+
+test('regression: a listener that returns null (PHP\'s `return null;`, ported) made every request a 500 ("Cannot read properties of null"); what a listener returns is ignored unless it is a promise', async () => {
+  const { createApp } = await import('../../src/index.ts');
+  for (const debug of [false, true]) {
+    const app = createApp({
+      env: debug ? 'dev' : 'prod',
+      debug,
+      environment: {},
+      logSink: () => {},
+      routes: [{ name: 'ok', path: '/ok', controller: () => HttpResponse.text('ok') }],
+      listeners: [
+        { hook: 'kernel.request', listener: listener<'kernel.request'>('App::returnsNull', 'r', () => null as unknown as void) },
+        { hook: 'kernel.response', listener: listener<'kernel.response'>('App::returnsFalse', 'r', () => false as unknown as void) },
+      ],
+    });
+    const r = await app.fetch(new Request('http://localhost/ok'));
+    assert.equal(r.status, 200, debug ? 'debug' : 'prod');
+    assert.equal(await r.text(), 'ok');
+  }
+});
