@@ -97,7 +97,7 @@ export class LogStream {
   private send(record: LogRecord): void {
     try {
       const result = this.sink(formatRecord(record, this.format));
-      if (result !== undefined && typeof (result as { then?: unknown }).then === 'function') {
+      if (result != null && typeof (result as { then?: unknown }).then === 'function') {
         // A broken sink must never break a request, nor the process through an unhandled rejection.
         this.pending++;
         result.then(this.settle, this.settle);
