@@ -3,25 +3,12 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { test } from 'node:test';
-import { createApp, HttpResponse } from '../../src/index.ts';
+import { eventStreamApp } from '../support/event-stream-app.ts';
 import { serve } from '../../src/runtime/node.ts';
 
 test('regression: close() never resolved, and the process ended in the middle of its shutdown, when a stream it cut had a cancel() that never settles (it must give up after its 1 s bound)', async () => {
-  const app = createApp({
-    env: 'prod',
-    debug: false,
-    environment: {},
-    logSink: () => {},
-    routes: [{
-      name: 'events',
-      path: '/events',
-      controller: () => HttpResponse.stream(new ReadableStream<Uint8Array>({
-        start: (c) => c.enqueue(new TextEncoder().encode('data: 1\n\n')),
-        // An unsubscribe from a broker that never answers: nothing keeps the process alive meanwhile.
-        cancel: () => new Promise<void>(() => undefined),
-      }), 200, { 'content-type': 'text/event-stream' }),
-    }],
-  });
+  // An unsubscribe from a broker that never answers: nothing keeps the process alive meanwhile.
+  const app = eventStreamApp({ cancel: () => new Promise<void>(() => undefined) });
   const server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false });
   await new Promise<void>((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port: server.port, path: '/events' }, (res) => res.once('data', () => resolve()));

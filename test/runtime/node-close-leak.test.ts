@@ -5,7 +5,7 @@ import http from 'node:http';
 import { test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { createApp, HttpResponse } from '../../src/index.ts';
+import { eventStreamApp } from '../support/event-stream-app.ts';
 import { serve } from '../../src/runtime/node.ts';
 
 v8.setFlagsFromString('--expose-gc');
@@ -28,25 +28,8 @@ function readFirstEventAndLeave(port: number): Promise<void> {
 
 test('regression: every event stream a client left whose cancel() never settles stayed in memory for the life of the server (a long-running server grew with each one)', async () => {
   const streams: WeakRef<ReadableStream<Uint8Array>>[] = [];
-  const app = createApp({
-    env: 'prod',
-    debug: false,
-    environment: {},
-    logSink: () => {},
-    routes: [{
-      name: 'events',
-      path: '/events',
-      controller: () => {
-        const stream = new ReadableStream<Uint8Array>({
-          start: (c) => c.enqueue(new TextEncoder().encode('data: 1\n\n')),
-          // An unsubscribe from a broker that never answers.
-          cancel: () => new Promise<void>(() => undefined),
-        });
-        streams.push(new WeakRef(stream));
-        return HttpResponse.stream(stream, 200, { 'content-type': 'text/event-stream' });
-      },
-    }],
-  });
+  // An unsubscribe from a broker that never answers.
+  const app = eventStreamApp({ cancel: () => new Promise<void>(() => undefined), onStream: (stream) => void streams.push(new WeakRef(stream)) });
   const server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false });
   try {
     for (let i = 0; i < 20; i++) await readFirstEventAndLeave(server.port);

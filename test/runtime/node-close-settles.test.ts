@@ -4,27 +4,15 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { test } from 'node:test';
 import { createApp, HttpResponse, listener } from '../../src/index.ts';
+import { eventStreamApp } from '../support/event-stream-app.ts';
 import { serve } from '../../src/runtime/node.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('regression: close() resolved before an open event stream it cut was cancelled, so on SIGTERM the process exited without running the stream\'s cancel() (the app\'s cleanup)', async () => {
   let cleaned = false;
-  const app = createApp({
-    env: 'prod',
-    debug: false,
-    environment: {},
-    logSink: () => {},
-    routes: [{
-      name: 'events',
-      path: '/events',
-      controller: () => HttpResponse.stream(new ReadableStream<Uint8Array>({
-        start: (c) => c.enqueue(new TextEncoder().encode('data: 1\n\n')),
-        // Cleanup that takes a moment (an unsubscribe from a broker).
-        cancel: () => sleep(30).then(() => void (cleaned = true)),
-      }), 200, { 'content-type': 'text/event-stream' }),
-    }],
-  });
+  // Cleanup that takes a moment (an unsubscribe from a broker).
+  const app = eventStreamApp({ cancel: () => sleep(30).then(() => void (cleaned = true)) });
   const server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false });
   await new Promise<void>((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port: server.port, path: '/events' }, (res) => res.once('data', () => resolve()));
@@ -61,20 +49,7 @@ test('regression: close() resolved before the kernel.terminate of a request answ
 
 test('regression: close() resolved before the kernel.terminate of an answer it cut at its deadline had run (the exit cut the app\'s terminate work)', async () => {
   const terminated: string[] = [];
-  const app = createApp({
-    env: 'prod',
-    debug: false,
-    environment: {},
-    logSink: () => {},
-    routes: [{
-      name: 'events',
-      path: '/events',
-      controller: () => HttpResponse.stream(new ReadableStream<Uint8Array>({
-        start: (c) => c.enqueue(new TextEncoder().encode('data: 1\n\n')),
-      }), 200, { 'content-type': 'text/event-stream' }),
-    }],
-    listeners: [{ hook: 'kernel.terminate', listener: listener<'kernel.terminate'>('App::flush', 'flushes', async () => { await sleep(30); terminated.push('flushed'); }) }],
-  });
+  const app = eventStreamApp({ listeners: [{ hook: 'kernel.terminate', listener: listener<'kernel.terminate'>('App::flush', 'flushes', async () => { await sleep(30); terminated.push('flushed'); }) }] });
   const server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false });
   await new Promise<void>((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port: server.port, path: '/events' }, (res) => res.once('data', () => resolve()));
