@@ -5,7 +5,7 @@ import { UnauthorizedHttpException } from '../kernel/exceptions.ts';
 import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import type { Authenticator } from '../security/authenticator.ts';
 import { IRMS_TOKEN_ATTRIBUTE, MEMBER_ID_ATTRIBUTE } from '../security/login.ts';
-import { loginRedirect, redirectsToLogin } from '../security/entry-point.ts';
+import { redirectOnHost, redirectsToLogin } from '../security/entry-point.ts';
 import { saveTargetPath } from '../security/target-path.ts';
 import { maskToken } from '../security/mask.ts';
 import { getMember } from '../security/member.ts';
@@ -39,7 +39,7 @@ export class LoginListener {
     const authenticator = (this.authenticator = options.authenticator);
     this.logInfo = options.logInfo;
     this.redirectToLogin = function redirectToLogin(request: KernelRequest): HttpResponse {
-      return loginRedirect(request, authenticator.loginPathOf(request));
+      return redirectOnHost(request, authenticator.loginPathOf(request));
     };
   }
 

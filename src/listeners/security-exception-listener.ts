@@ -10,7 +10,7 @@ import {
 } from '../kernel/exceptions.ts';
 import { listener, type Listener } from '../kernel/hooks.ts';
 import type { Authenticator } from '../security/authenticator.ts';
-import { loginRedirect, redirectsToLogin } from '../security/entry-point.ts';
+import { redirectOnHost, redirectsToLogin } from '../security/entry-point.ts';
 import { FIREWALL_ATTRIBUTE, getMember } from '../security/member.ts';
 import { saveTargetPath } from '../security/target-path.ts';
 
@@ -93,7 +93,7 @@ function startAuthentication(event: ExceptionEvent, authenticator: Authenticator
   const loginPath = authenticator.loginPathOf(request);
   if (redirectsToLogin(request, loginPath)) {
     logger.debug('security', 'Calling Authentication entry point.');
-    event.setResponse(loginRedirect(request, loginPath));
+    event.setResponse(redirectOnHost(request, loginPath));
     return saveTargetPath(request);
   }
   // A stateless firewall's entry point is its bearer authentication (README): the 401 names the scheme,

@@ -7,7 +7,7 @@ import { isThenable } from '../kernel/hooks.ts';
 import { securityContext, type SecurityPredicate } from '../listeners/security-listener.ts';
 import { meantName } from '../app/near-names.ts';
 import { getMember, isGranted, isVotedAttribute } from './member.ts';
-import { pcreAnchors } from './pcre-pattern.ts';
+import { compilePcre } from './pcre-pattern.ts';
 
 /**
  * One `access_control` entry of Symfony's SecurityBundle. The request parts are those of its
@@ -199,9 +199,7 @@ function pattern(value: unknown, flags: string, wrongType: () => Error, badSourc
   }
   if (typeof value !== 'string') throw wrongType();
   try {
-    // Compiled as written first, so that an error quotes the pattern the application wrote.
-    new RegExp(value, flags);
-    return new RegExp(pcreAnchors(value), flags);
+    return compilePcre(value, flags);
   } catch (error) {
     throw badSource(`does not compile: ${(error as Error).message}`);
   }

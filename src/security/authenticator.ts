@@ -228,6 +228,12 @@ function rememberMePayload(value: unknown): UncheckedRememberMe | null {
   return { c: v.c, e: v.e, m: v.m, t: v.t, r: v.r };
 }
 
+/** The context of the request's firewall when it keeps its member in the session, on a route that may use it; else null. */
+export function statefulContextOf(request: KernelRequest): string | null {
+  const context = request.attributes.get(FIREWALL_CONTEXT_ATTRIBUTE);
+  return typeof context === 'string' && context !== '' && !isStatelessRoute(request) ? context : null;
+}
+
 /** Routes with the `stateless` option never touch the session (Symfony's `_stateless`). */
 export function isStatelessRoute(request: KernelRequest): boolean {
   if (request.attributes.get('_stateless') === true) return true;

@@ -1,4 +1,5 @@
 import type { KernelRequest } from '../http/request.ts';
+import { base64UrlDecode, base64UrlEncode } from './signing.ts';
 
 /**
  * Symfony's CsrfTokenManager (5.4) with its session storage: one random token per id (`authenticate`,
@@ -20,28 +21,7 @@ function sessionKey(request: KernelRequest, id: string): string {
 
 /** UriSafeTokenGenerator: 256 random bits, base64url without padding. */
 function generateToken(): string {
-  const bytes = new Uint8Array(32);
-  crypto.getRandomValues(bytes);
-  return base64Url(bytes);
-}
-
-function base64Url(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]!);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-/** base64url (padding optional) to bytes; null when it is not base64. */
-function fromBase64Url(text: string): Uint8Array | null {
-  let binary: string;
-  try {
-    binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
-  } catch {
-    return null;
-  }
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
+  return base64UrlEncode(crypto.getRandomValues(new Uint8Array(32)));
 }
 
 const utf8 = new TextEncoder();
@@ -55,15 +35,15 @@ function randomize(token: string): string {
   // Symfony's padding is a prefix of md5(key) in hex; only its length matters, so hex of the key serves.
   let padding = '';
   for (let i = 0; i < 16; i++) padding += key[i]!.toString(16).padStart(2, '0');
-  return `${padding.slice(0, 1 + (key[0]! % 32))}.${base64Url(key)}.${base64Url(value)}`;
+  return `${padding.slice(0, 1 + (key[0]! % 32))}.${base64UrlEncode(key)}.${base64UrlEncode(value)}`;
 }
 
 /** CsrfTokenManager::derandomize: the bytes the client's value stands for (a bare token is itself); null for a broken mask. */
 function derandomize(value: string): Uint8Array | null {
   const parts = value.split('.');
   if (parts.length !== 3) return utf8.encode(value);
-  const key = fromBase64Url(parts[1]!);
-  const masked = fromBase64Url(parts[2]!);
+  const key = base64UrlDecode(parts[1]!);
+  const masked = base64UrlDecode(parts[2]!);
   if (key === null || key.length === 0 || masked === null) return null;
   for (let i = 0; i < masked.length; i++) masked[i] = masked[i]! ^ key[i % key.length]!;
   return masked;

@@ -2,15 +2,9 @@ import type { KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
 
 /**
- * The login entry point (Symfony's AbstractLoginFormAuthenticator::start): a 302 to the login path, as
- * an absolute URL on this host when the path is one (HttpUtils::generateUri). A `//host` or `/\host`
- * path is left as written, never prefixed into another host's URL.
+ * HttpUtils::createRedirectResponse: a 302 to generateUri(path). The login entry point
+ * (AbstractLoginFormAuthenticator::start) and the logout's target redirect through it.
  */
-export function loginRedirect(request: KernelRequest, loginPath: string): HttpResponse {
-  return redirectOnHost(request, loginPath);
-}
-
-/** HttpUtils::createRedirectResponse: a 302 to generateUri(path). */
 export function redirectOnHost(request: KernelRequest, path: string): HttpResponse {
   return HttpResponse.redirect(generateUri(request, path), 302);
 }
@@ -22,7 +16,7 @@ export function redirectOnHost(request: KernelRequest, path: string): HttpRespon
  * route has is left as written (Symfony fails with RouteNotFoundException).
  */
 export function generateUri(request: KernelRequest, path: string): string {
-  if (path[0] === '/') return path[1] !== '/' && path[1] !== '\\' && request.getHost() !== '' ? request.getSchemeAndHttpHost() + path : path;
+  if (path[0] === '/') return isLocalPath(path) && request.getHost() !== '' ? request.getSchemeAndHttpHost() + path : path;
   if (path === '' || URL_SCHEME.test(path)) return path;
   try {
     return withoutQuery(request.generateUrl(path, scalarAttributes(request), { absolute: true }));
@@ -51,6 +45,11 @@ function withoutQuery(url: string): string {
   if (query < 0) return url;
   const fragment = url.indexOf('#', query);
   return url.slice(0, query) + (fragment < 0 ? '' : url.slice(fragment));
+}
+
+/** A path on this host: `/…`, but not `//host` or `/\\host`, which a browser reads as another host. */
+export function isLocalPath(path: string): boolean {
+  return path[0] === '/' && path[1] !== '/' && path[1] !== '\\';
 }
 
 /** `https:`, `mailto:`…: a URL, not a route name (HttpUtils tests `http(s)://`; any scheme is no route name here). */

@@ -1,6 +1,6 @@
 import type { KernelRequest } from '../http/request.ts';
 import { rawUrlDecode } from '../http/url-encode.ts';
-import { pcreAnchors } from './pcre-pattern.ts';
+import { compilePcre } from './pcre-pattern.ts';
 import type { AccessMap } from './access-control.ts';
 
 /**
@@ -111,7 +111,7 @@ export class FirewallMap {
         if (config.logoutPath === undefined) throw new Error(`Firewall "${config.name}": logoutCsrfTokenId needs a logoutPath.`);
         if (!security || stateless) throw new Error(`Firewall "${config.name}": logoutCsrfTokenId needs a stateful firewall (CSRF tokens are kept in the session).`);
       }
-      const pattern = config.pattern === undefined ? null : config.pattern instanceof RegExp ? new RegExp(config.pattern.source, config.pattern.flags.replace(/[gy]/g, '')) : pcrePattern(config.pattern);
+      const pattern = config.pattern === undefined ? null : config.pattern instanceof RegExp ? new RegExp(config.pattern.source, config.pattern.flags.replace(/[gy]/g, '')) : compilePcre(config.pattern);
       const firewall: Firewall = Object.freeze({
         name: config.name,
         pattern,
@@ -171,10 +171,4 @@ export class FirewallMap {
  */
 function decodePath(path: string): string {
   return rawUrlDecode(path);
-}
-
-/** A string pattern compiled as written first, so a syntax error quotes what the application wrote. */
-function pcrePattern(source: string): RegExp {
-  new RegExp(source);
-  return new RegExp(pcreAnchors(source));
 }

@@ -1,8 +1,7 @@
 import type { KernelRequest } from '../http/request.ts';
 import { CSRF_SESSION_PREFIX, csrfToken } from './csrf.ts';
-import { isStatelessRoute, type RememberMeCookieAction } from './authenticator.ts';
+import { statefulContextOf, type RememberMeCookieAction } from './authenticator.ts';
 import {
-  FIREWALL_CONTEXT_ATTRIBUTE,
   REMEMBER_ME_COOKIE_ATTRIBUTE,
   TOKEN_ATTRIBUTE,
   toMember,
@@ -58,8 +57,8 @@ export interface LoginCredentials {
  * by the firewall before controllers run, so no extra await is needed.
  */
 export function logIn(request: KernelRequest, credentials: LoginCredentials): Member {
-  const context = request.attributes.get(FIREWALL_CONTEXT_ATTRIBUTE);
-  if (typeof context !== 'string' || context === '' || isStatelessRoute(request)) {
+  const context = statefulContextOf(request);
+  if (context === null) {
     throw new Error('logIn() needs a route behind a stateful firewall (this request has none: `security: false`, a stateless firewall or route, or no firewall matched).');
   }
   const member = toMember({ memberId: credentials.memberId, irmsToken: credentials.irmsToken, roles: credentials.roles ?? [] }, 'login');

@@ -35,3 +35,12 @@ export function pcreAnchors(source: string): string {
 
 /** PCRE's `$` and `\Z`: the end, or before a newline that ends the subject. */
 const PCRE_END = '(?=\\n?$)';
+
+/**
+ * A configuration's string pattern compiled as PCRE reads it. Compiled as written first, so that a syntax
+ * error quotes the pattern the application wrote, not its translation.
+ */
+export function compilePcre(source: string, flags = ''): RegExp {
+  new RegExp(source, flags);
+  return new RegExp(pcreAnchors(source), flags);
+}

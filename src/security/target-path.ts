@@ -1,7 +1,8 @@
 import type { KernelRequest } from '../http/request.ts';
 import { startSession } from '../session/session.ts';
-import { isStatelessRoute } from './authenticator.ts';
-import { FIREWALL_ATTRIBUTE, FIREWALL_CONTEXT_ATTRIBUTE } from './member.ts';
+import { statefulContextOf } from './authenticator.ts';
+import { isLocalPath } from './entry-point.ts';
+import { FIREWALL_ATTRIBUTE } from './member.ts';
 
 /**
  * Symfony's TargetPathTrait: where an anonymous visitor was going when the firewall sent them to the
@@ -9,6 +10,7 @@ import { FIREWALL_ATTRIBUTE, FIREWALL_CONTEXT_ATTRIBUTE } from './member.ts';
  * send them back. The firewall's name is the one of the protected route (the key Symfony uses), not
  * necessarily the login route's: pass it when the two differ.
  */
+
 /** Characters of a URL kept as the way back: far beyond a page's address, far below the session's size bound. */
 const MAX_TARGET_PATH = 8192;
 
@@ -29,8 +31,7 @@ function firewallOf(request: KernelRequest): string {
  */
 export function saveTargetPath(request: KernelRequest): void | Promise<void> {
   const firewall = firewallOf(request);
-  const context = request.attributes.get(FIREWALL_CONTEXT_ATTRIBUTE);
-  if (firewall === '' || typeof context !== 'string' || context === '' || isStatelessRoute(request)) return;
+  if (firewall === '' || statefulContextOf(request) === null) return;
   if (!request.isMethodSafe() || request.isXmlHttpRequest() || !request.hasSession()) return;
   try {
     const uri = request.getUri();
@@ -72,7 +73,7 @@ export function getTargetPath(request: KernelRequest, firewall: string = firewal
  */
 function onThisHost(request: KernelRequest, url: string): boolean {
   const authority = ABSOLUTE_URL.exec(url);
-  if (authority === null) return url[0] === '/' && url[1] !== '/' && url[1] !== '\\';
+  if (authority === null) return isLocalPath(url);
   const found = authority[0].toLowerCase();
   const host = request.getHttpHost().toLowerCase();
   return found === `https://${host}` || (found === `http://${host}` && !request.isSecure());

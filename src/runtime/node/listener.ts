@@ -24,7 +24,7 @@ import type { Socket } from 'node:net';
 import { INTERNAL_ERROR_BODY } from '../../http/internal-error.ts';
 import { reportError, sendInternalError } from './failures.ts';
 import { IncomingSource } from './incoming-source.ts';
-import type { Handled, Listener, NodeApp, ServerState } from './types.ts';
+import { settleBeforeClose, type Handled, type Listener, type NodeApp, type ServerState } from './types.ts';
 import { cancelQuietly, isStream, writeResponse } from './write-response.ts';
 
 /**
@@ -162,12 +162,7 @@ function runTerminate(app: NodeApp, terminate: () => void | Promise<void>, state
   try {
     const result = terminate() as unknown;
     if (result && typeof (result as Promise<unknown>).then === 'function') {
-      const done = (result as Promise<unknown>).then(undefined, (err: unknown) => reportError(app, 'kernel.terminate failed', err));
-      const settling = state.settling;
-      if (settling !== undefined) {
-        settling.add(done);
-        void done.then(() => settling.delete(done));
-      }
+      settleBeforeClose(state, (result as Promise<unknown>).then(undefined, (err: unknown) => reportError(app, 'kernel.terminate failed', err)));
     }
   } catch (err) {
     reportError(app, 'kernel.terminate failed', err);

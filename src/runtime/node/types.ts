@@ -78,3 +78,11 @@ export interface ServerState {
    */
   settling?: Set<Promise<unknown>>;
 }
+
+/** Adds `work` to what close() waits for, while the server closes; it leaves the set once settled. */
+export function settleBeforeClose(state: ServerState, work: Promise<unknown>): void {
+  const settling = state.settling;
+  if (settling === undefined) return;
+  settling.add(work);
+  void work.then(() => settling.delete(work));
+}

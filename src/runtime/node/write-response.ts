@@ -6,10 +6,10 @@
 import type http from 'node:http';
 import { cancelQuietly } from '../../http/response.ts';
 import { noop, reportRequestError, sendInternalError } from './failures.ts';
+import type { IncomingSource } from './incoming-source.ts';
+import { settleBeforeClose, type NodeApp, type NodeResponse, type RequestLogger, type ServerState } from './types.ts';
 
 export { cancelQuietly };
-import type { IncomingSource } from './incoming-source.ts';
-import type { NodeApp, NodeResponse, RequestLogger, ServerState } from './types.ts';
 
 /** Unread request bodies up to this size are drained so the connection can be kept alive; larger ones close it. */
 const DRAIN_LIMIT = 64 * 1024;
@@ -196,13 +196,6 @@ function unreadBodyTooLarge(req: http.IncomingMessage): boolean {
 const HOLD_LIMIT = 64 * 1024;
 
 /**
- * Copies the stream to the response; with a declared `length` (≥ 0), exactly that many bytes or a closed
- * connection. The head and the chunks that come at once wait for one turn of the event loop (or
- * HOLD_LIMIT bytes, or the stream's end): a stream that fails at once — an export whose source throws
- * on its first rows — gets the adapter's 500, not a 200 head cut short or, with the chunks Node had
- * not sent yet, an empty reply. An event stream whose first event is not ready gets its head then.
- */
-/**
  * Arms serve()'s `sendTimeout` on the connection of an answer left waiting on its client: Node then
  * re-arms it on each byte read or written, and serve()'s 'timeout' listener closes the connection if
  * the client has still left bytes unread when it fires. Only then, not on every connection: an armed
@@ -214,6 +207,13 @@ function watchStall(res: http.ServerResponse, state: ServerState): void {
   if (ms !== undefined && ms > 0) res.socket?.setTimeout(ms);
 }
 
+/**
+ * Copies the stream to the response; with a declared `length` (≥ 0), exactly that many bytes or a closed
+ * connection. The head and the chunks that come at once wait for one turn of the event loop (or
+ * HOLD_LIMIT bytes, or the stream's end): a stream that fails at once — an export whose source throws
+ * on its first rows — gets the adapter's 500, not a 200 head cut short or, with the chunks Node had
+ * not sent yet, an empty reply. An event stream whose first event is not ready gets its head then.
+ */
 async function pipeStream(app: NodeApp, request: RequestLogger | undefined, res: http.ServerResponse, stream: ReadableStream<Uint8Array>, length: number, writeHead: () => void, state: ServerState): Promise<void> {
   const reader = stream.getReader();
   let left = length;
@@ -246,11 +246,7 @@ async function pipeStream(app: NodeApp, request: RequestLogger | undefined, res:
     const cancelled = reader.cancel(new Error('The client closed the connection.')).catch(noop);
     // Held only while serve() closes (it waits for the cancel() of the streams it cut): held always, a
     // cancel() that never settles kept its stream and answer for the life of the server.
-    const settling = state.settling;
-    if (settling !== undefined) {
-      settling.add(cancelled);
-      void cancelled.then(() => settling.delete(cancelled));
-    }
+    settleBeforeClose(state, cancelled);
   };
   res.on('close', onClose);
   res.on('error', noop);
