@@ -1,7 +1,7 @@
 // The four bench answers exactly as irms-web (prod) sends them — status, every header, body — taken from
 // the real app once at start-up. The floor servers replay them with no kernel in between, which is
 // what irms-web would cost if its kernel were free: the ceiling the adapter and the contract's headers
-// leave (BENCHMARKS.md, "Why the throughput goals are still missed").
+// leave (bench/HISTORY.md, "Why the throughput goals are still missed").
 import { makeApp, bareSource } from './irms-app.mjs';
 
 const app = makeApp('prod');

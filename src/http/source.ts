@@ -188,7 +188,7 @@ class FetchSource implements RequestSource {
    * Otherwise too (undici's `arrayBuffer()` is slower than its stream), through the stream, stopping at
    * the limit. A host's `ConnectionInfo.bodyDeadline` bounds a read through the stream in time; the
    * small whole read is left without one: watching it cost a JSON echo on Deno a third of its rate
-   * (BENCHMARKS.md, 2026-11-23), and a client that stalls such a body holds no more than one that stalls
+   * (bench/HISTORY.md, 2026-11-23), and a client that stalls such a body holds no more than one that stalls
    * its headers, which Deno.serve does not time out either (README, "Decisions").
    */
   readBody(limit: number): Promise<Uint8Array | null> {

@@ -6,7 +6,7 @@
  * work: irms-web's code cost five times more per `GET /` in the server than in a loop. When many
  * requests arrive in the same event-loop turn, the handler answers each with a pending promise and
  * computes them together in the turn's check phase (turn-batch.ts measures the load; with one request
- * per turn, requests are answered at once, inside the call). Measured at 50 connections (BENCHMARKS.md,
+ * per turn, requests are answered at once, inside the call). Measured at 50 connections (bench/HISTORY.md,
  * the 15:05 run): 23.0 → 17.3 µs of server CPU per `GET /`, 44.8 → 22.1 µs per JSON echo. The
  * response is the same either way; only the moment it is computed changes.
  */
@@ -74,7 +74,7 @@ function timerDelay(ms: number): number {
  * deadline (reads start in deadline order: one timeout for all), so under load it fires about once per
  * timeout. A timer per read (a setTimeout and its clearTimeout) costs ≈ 2.5 µs on Deno 2.9, a tenth of
  * a JSON POST. The watch is not free even so: on every JSON echo at 50 connections it cost a third of
- * the requests per second, p99 3 → 14 ms (BENCHMARKS.md, 2026-11-23), so only reads through the stream
+ * the requests per second, p99 3 → 14 ms (bench/HISTORY.md, 2026-11-23), so only reads through the stream
  * are watched (FetchSource.readBody: chunked bodies and those over 64 KiB). A read that outlasts the deadline rejects with Node's own error for a request timeout, and
  * is itself left pending: Deno closes the connection once the body ends when the handler answered
  * before reading it all, where a cancelled body stream would let the connection carry another request.

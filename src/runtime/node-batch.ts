@@ -5,7 +5,7 @@
  * alternates read → handle → write for every connection. When many connections are ready in the same
  * turn, deferring the handlers to the turn's check phase reads every ready socket first, then computes
  * every response, then lets Node write them all (the scheduler and its load measure: turn-batch.ts).
- * Measured on this project's bench (docs/node-adapter.md, BENCHMARKS.md): at 50 connections the
+ * Measured on this project's bench (docs/node-adapter.md, bench/HISTORY.md): at 50 connections the
  * server's CPU per `GET /` falls from 42 to 26 µs for irms-web, and from 26.5 to 19.6 µs for a
  * hand-written node:http handler. The response is the same either way; only when it is computed
  * changes (still in the turn that read the request). The queue holds one turn's requests: what Node

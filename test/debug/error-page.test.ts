@@ -381,7 +381,7 @@ describe('characters beyond ASCII on the debug page', () => {
   };
 
   // Since 9cb2799 an ellipsis in a comment of router-listener.ts, shown in every 404's code excerpt, had
-  // made the debug 404 page two bytes per character: 3.0k → 2.4k req/s over HTTP (BENCHMARKS.md).
+  // made the debug 404 page two bytes per character: 3.0k → 2.4k req/s over HTTP (bench/HISTORY.md, 01:12).
   test('regression: one character beyond U+00FF in a source excerpt made the whole debug page two bytes per character; it is now written as a reference', async () => {
     const { status, body } = await makeApp('dev', { routes: [wide] }).get('/wide');
     assert.equal(status, 500);
@@ -393,7 +393,7 @@ describe('characters beyond ASCII on the debug page', () => {
 
   // After a comment with `é` went into router-listener.ts, next to the 404's throw, the debug 404 cost
   // some 60 µs more over HTTP: a one-byte page with a character above U+007F is no longer copied to the
-  // socket as it is, it is transcoded to UTF-8 (A/B against the build before, BENCHMARKS.md).
+  // socket as it is, it is transcoded to UTF-8 (A/B against the build before, bench/HISTORY.md).
   test('regression: a Latin-1 character (é) in a source excerpt made every debug 404 page non-ASCII, transcoded when sent', async () => {
     const app = makeApp('dev', { routes: [wide] });
     for (const path of ['/wide', '/no-such-page']) {
