@@ -21,13 +21,12 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, HttpResponse, type App, type AppOptions } from '../../src/index.ts';
-import type { RequestSource } from '../../src/http/source.ts';
 import { PANELS } from '../../src/debug/profiler/views/layout.ts';
 import { createGuestbookApp } from '../../examples/guestbook/app.ts';
 import { createNotesApp } from '../../examples/notes-api/app.ts';
 import { createShopApp } from '../../examples/shop/app.ts';
 import { parseResponse, type RawResponse } from '../support/raw-http.ts';
-import { processTarget, type Target } from './targets.ts';
+import { asClientSees, handMadeSource, processTarget, type Target } from './targets.ts';
 
 const SEED = 0x1a2b3c4d;
 /** Random combinations sent after the catalogue's single entries. */
@@ -385,35 +384,9 @@ function handleTarget(name: string, app: App, debug: boolean): FuzzTarget {
     name,
     debug,
     async send(q) {
-      const headers = new Map<string, string>([['host', '127.0.0.1:8000']]);
-      for (const [k, v] of Object.entries(q.headers)) {
-        if (v === null) headers.delete(k);
-        else headers.set(k, v);
-      }
       const body = q.body === undefined ? null : typeof q.body === 'string' ? new TextEncoder().encode(q.body) : q.body;
-      if (body && !headers.has('content-length')) headers.set('content-length', String(body.byteLength));
-      const source: RequestSource = {
-        method: q.method,
-        target: q.target,
-        scheme: 'http',
-        fallbackHost: '127.0.0.1:8000',
-        remoteAddress: '127.0.0.1',
-        protocol: 'HTTP/1.1',
-        header: (n) => headers.get(n) ?? null,
-        headers: () => headers.entries(),
-        body: () => (body ? new Blob([body as Uint8Array<ArrayBuffer>]).stream() : null),
-      };
-      const { response, terminate } = await app.handle(source);
-      let text = '';
-      const type = response.headers.get('content-type') ?? '';
-      if (typeof response.body === 'string') text = response.body;
-      else if (response.body instanceof Uint8Array) text = new TextDecoder().decode(response.body);
-      else if (response.body instanceof ReadableStream && type.startsWith('text/event-stream')) await response.body.cancel();
-      else if (response.body) text = await new Response(response.body).text();
-      if (q.method.toUpperCase() === 'HEAD' || response.isEmptyStatus()) text = '';
-      const out: Record<string, string> = {};
-      for (const [k, v] of response.headers.entries()) out[k] = k in out ? `${out[k]}\n${v}` : v;
-      return { status: response.status, headers: out, body: text, terminated: terminate?.() ?? undefined };
+      const { response, terminate } = await app.handle(handMadeSource(q.method, q.target, q.headers, body));
+      return { ...(await asClientSees(q.method, response)), terminated: terminate?.() ?? undefined };
     },
     async close() {},
   };

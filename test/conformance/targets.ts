@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createApp, type AppOptions } from '../../src/index.ts';
+import { createApp, type AppOptions, type HttpResponse } from '../../src/index.ts';
 import type { RequestSource } from '../../src/http/source.ts';
 import { CUT_SHORT_BY, rawHttp, type RawRequest, type RawResponse } from '../support/raw-http.ts';
 
@@ -26,37 +26,63 @@ export function inProcessTarget(options: AppOptions = {}): Target {
     name: 'in-process',
     origin,
     async send(req) {
-      const headers = new Map<string, string>([['host', '127.0.0.1:8000']]);
-      for (const [k, v] of Object.entries(req.headers ?? {})) {
-        if (v === null) headers.delete(k.toLowerCase());
-        else headers.set(k.toLowerCase(), v);
-      }
       const bodyBytes = req.body === undefined ? null : new TextEncoder().encode(req.body);
-      if (bodyBytes && !headers.has('content-length')) headers.set('content-length', String(bodyBytes.byteLength + (req.cutShort ? CUT_SHORT_BY : 0)));
-      const source: RequestSource = {
-        method: req.method,
-        target: req.target,
-        scheme: 'http',
-        fallbackHost: '127.0.0.1:8000',
-        remoteAddress: '127.0.0.1',
-        protocol: 'HTTP/1.1',
-        header: (n) => headers.get(n) ?? null,
-        headers: () => headers.entries(),
-        body: () => (bodyBytes ? (req.cutShort ? cutShortStream(bodyBytes) : new Blob([bodyBytes]).stream()) : null),
-      };
+      const source = handMadeSource(req.method, req.target, req.headers, bodyBytes, req.cutShort ? { pad: CUT_SHORT_BY, stream: cutShortStream } : undefined);
       const { response, terminate } = await app.handle(source);
-      let body = '';
-      if (typeof response.body === 'string') body = response.body;
-      else if (response.body instanceof Uint8Array) body = new TextDecoder().decode(response.body);
-      else if (response.body) body = await new Response(response.body).text();
-      if (req.method.toUpperCase() === 'HEAD' || response.isEmptyStatus()) body = '';
-      const out: Record<string, string> = {};
-      for (const [k, v] of response.headers.entries()) out[k] = k in out ? `${out[k]}\n${v}` : v;
+      const seen = await asClientSees(req.method, response);
       terminate?.();
-      return { status: response.status, headers: out, body };
+      return seen;
     },
     async close() {},
   };
+}
+
+/**
+ * A RequestSource made by hand, as an adapter makes one: header names lower-cased, the test origin's
+ * Host unless the request sets one (null removes it), a Content-Length for the body unless given.
+ * `cut` declares more bytes than the body has and streams it its own way (a client that leaves mid-body).
+ */
+export function handMadeSource(
+  method: string,
+  target: string,
+  headerValues: Readonly<Record<string, string | null>> | undefined,
+  body: Uint8Array | null,
+  cut?: { pad: number; stream: (bytes: Uint8Array) => ReadableStream<Uint8Array> },
+): RequestSource {
+  const headers = new Map<string, string>([['host', '127.0.0.1:8000']]);
+  for (const [k, v] of Object.entries(headerValues ?? {})) {
+    if (v === null) headers.delete(k.toLowerCase());
+    else headers.set(k.toLowerCase(), v);
+  }
+  if (body && !headers.has('content-length')) headers.set('content-length', String(body.byteLength + (cut?.pad ?? 0)));
+  return {
+    method,
+    target,
+    scheme: 'http',
+    fallbackHost: '127.0.0.1:8000',
+    remoteAddress: '127.0.0.1',
+    protocol: 'HTTP/1.1',
+    header: (n) => headers.get(n) ?? null,
+    headers: () => headers.entries(),
+    body: () => (body ? (cut ? cut.stream(body) : new Blob([body as Uint8Array<ArrayBuffer>]).stream()) : null),
+  };
+}
+
+/**
+ * A handled response as a client reads it: the body as text (none for HEAD and bodiless statuses; an
+ * event stream is cancelled unread, since it may never end) and repeated headers joined by a newline.
+ */
+export async function asClientSees(method: string, response: HttpResponse): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  let body = '';
+  const type = response.headers.get('content-type') ?? '';
+  if (typeof response.body === 'string') body = response.body;
+  else if (response.body instanceof Uint8Array) body = new TextDecoder().decode(response.body);
+  else if (response.body instanceof ReadableStream && type.startsWith('text/event-stream')) await response.body.cancel();
+  else if (response.body) body = await new Response(response.body).text();
+  if (method.toUpperCase() === 'HEAD' || response.isEmptyStatus()) body = '';
+  const headers: Record<string, string> = {};
+  for (const [k, v] of response.headers.entries()) headers[k] = k in headers ? `${headers[k]}\n${v}` : v;
+  return { status: response.status, headers, body };
 }
 
 /**
