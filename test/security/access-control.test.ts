@@ -116,6 +116,15 @@ describe('accessControl: roles', () => {
     assert.equal(controllerRuns, 1);
   });
 
+  test('inside a character class `$` is a literal, and a `]` first in the class is a member, as PCRE reads them', async () => {
+    const { app } = setup([{ path: '^/admin/[$]', roles: 'ROLE_ADMIN' }, { path: '^/api/[]a]', roles: 'ROLE_ADMIN' }]);
+    assert.equal((await send(app, '/admin/$x', { headers: JSON_CLIENT })).status, 401);
+    assert.equal((await send(app, '/admin/(x', { headers: JSON_CLIENT })).status, 200, 'the class holds `$` only, not an end-of-subject test');
+    assert.equal((await send(app, '/api/a', { headers: JSON_CLIENT })).status, 401, '`[]a]` is the class of `]` and `a`');
+    assert.equal((await send(app, '/api/%5D', { headers: JSON_CLIENT })).status, 401);
+    assert.equal((await send(app, '/api/b', { headers: JSON_CLIENT })).status, 200);
+  });
+
   test('any one of several roles grants access (Symfony\'s affirmative decision), and a comma-separated string is a list', async () => {
     const { app } = setup([{ path: '^/account', roles: 'ROLE_A, ROLE_B' }]);
     const b = await member(app, ['ROLE_B']);
