@@ -1,7 +1,7 @@
 // The kernel's events as listeners use them: what setResponse and the throwable accept.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createApp, listener, type AnyListenerRegistration } from '../../src/index.ts';
+import { createApp, listener, type AnyListenerRegistration, type AppOptions } from '../../src/index.ts';
 
 function appWith(debug: boolean, registration: AnyListenerRegistration) {
   const lines: string[] = [];
@@ -58,18 +58,25 @@ test('regression: a listener setting event.throwable to a string or null got a p
   }
 });
 
-test('regression: a kernel.response listener replacing a streamed response left the old stream open (a file or an upstream connection held until collected); it is cancelled, unless the new response carries it on', async () => {
+/** Streams that write their name forever, each recording its name in `cancelled` when cancelled. */
+function cancelRecorder() {
   const cancelled: string[] = [];
   const stream = (name: string) => new ReadableStream<Uint8Array>({
     pull: (c) => c.enqueue(new TextEncoder().encode(name)),
     cancel: () => void cancelled.push(name),
   });
+  return { cancelled, stream };
+}
+
+/** A production app with no log output. */
+function prodApp(options: Pick<AppOptions, 'routes' | 'listeners'>) {
+  return createApp({ debug: false, env: 'prod', environment: {}, logSink: () => {}, ...options });
+}
+
+test('regression: a kernel.response listener replacing a streamed response left the old stream open (a file or an upstream connection held until collected); it is cancelled, unless the new response carries it on', async () => {
+  const { cancelled, stream } = cancelRecorder();
   const streamed = (name: string) => new Response(stream(name).pipeThrough(new TransformStream()), { status: 200 });
-  const app = createApp({
-    debug: false,
-    env: 'prod',
-    environment: {},
-    logSink: () => {},
+  const app = prodApp({
     routes: [
       { name: 'replaced', path: '/replaced', controller: () => new Response(stream('replaced')) },
       { name: 'carried', path: '/carried', controller: () => new Response(stream('carried')) },
@@ -104,22 +111,14 @@ test('regression: a kernel.response listener replacing a streamed response left 
 });
 
 test('regression: a streamed answer whose kernel.response or kernel.finish_request listener failed was dropped for the error page with its stream left open; it is cancelled', async () => {
-  const cancelled: string[] = [];
-  const stream = (name: string) => new ReadableStream<Uint8Array>({
-    pull: (c) => c.enqueue(new TextEncoder().encode(name)),
-    cancel: () => void cancelled.push(name),
-  });
+  const { cancelled, stream } = cancelRecorder();
   const failOn = (hook: 'kernel.response' | 'kernel.finish_request', path: string): AnyListenerRegistration => ({
     hook,
     listener: listener(`App::fail${hook}`, 'fails', async (e: { request: { pathInfo: string } }) => {
       if (e.request.pathInfo === path) throw new Error(`${hook} failed`);
     }),
   } as AnyListenerRegistration);
-  const app = createApp({
-    debug: false,
-    env: 'prod',
-    environment: {},
-    logSink: () => {},
+  const app = prodApp({
     routes: [
       { name: 'a', path: '/response', controller: () => new Response(stream('response')) },
       { name: 'b', path: '/finish', controller: () => new Response(stream('finish')) },
