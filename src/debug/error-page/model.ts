@@ -185,11 +185,22 @@ function shownContext(record: LogRecord): Record<string, unknown> {
   return shown;
 }
 
+/**
+ * Records whose message is interpolated already: those a page rebuilt from a stored profile replays
+ * (src/debug/profiler/routes.ts). Filling their placeholders again made a client's `{user}`, kept as
+ * text in the stored message, show the context's `user` on the rebuilt page and nowhere else.
+ */
+const interpolatedRecords = new WeakSet<LogRecord>();
+
+export function markInterpolated(record: LogRecord): void {
+  interpolatedRecords.add(record);
+}
+
 export function logView(record: LogRecord): LogView {
   let message: string;
   try {
     // Scrubbed whole, as the log stream writes it: the literal text may quote an error's URL or credentials.
-    message = scrubText(interpolate(record.message, shownContext(record)));
+    message = scrubText(interpolatedRecords.has(record) ? record.message : interpolate(record.message, shownContext(record)));
   } catch {
     message = scrubText(typeof record.message === 'string' ? record.message : describeValue(record.message));
   }

@@ -6,6 +6,8 @@ import { HttpResponse } from '../../http/response.ts';
 import { HttpException, NotFoundHttpException } from '../../kernel/exceptions.ts';
 import type { RouteDefinition } from '../../routing/route.ts';
 import { renderError } from '../error-renderer.ts';
+import { markInterpolated } from '../error-page/model.ts';
+import type { LogRecord } from '../../log/record.ts';
 import { workingDirectory } from '../error-page/host-fs.ts';
 import { renderToolbar } from '../toolbar/toolbar.ts';
 import { isToken, type Profile, type ProfiledException } from './profile.ts';
@@ -166,7 +168,7 @@ function replayRequest(profile: Profile, current: KernelRequest): KernelRequest 
   if (records) {
     for (const log of profile.logs) {
       const levelName = log.level_name.toLowerCase();
-      records.push({
+      const record: LogRecord = {
         datetime: new Date(log.datetime),
         channel: log.channel,
         level: log.level,
@@ -175,7 +177,10 @@ function replayRequest(profile: Profile, current: KernelRequest): KernelRequest 
         message: log.message,
         context: log.context && typeof log.context === 'object' ? (log.context as Record<string, unknown>) : {},
         extra: {},
-      });
+      };
+      // The stored message is interpolated already: the page shows it as the request logged it.
+      markInterpolated(record);
+      records.push(record);
     }
   }
   return replay;
