@@ -33,11 +33,15 @@ export class ErrorListener {
   readonly logKernelException = listener<'kernel.exception'>('ErrorListener::logKernelException', 'error logging', (event: ExceptionEvent) => {
     const error = event.throwable;
     const level = logLevelOf(error);
-    if (error instanceof HttpException && this.excludedHttpCodes.includes(error.statusCode)) return;
     const logger = event.request.logger;
-    if (!logger.isEnabled(level)) return;
+    // An excluded status is kept out of the log stream only: the debug page's Logs tab and the profile
+    // still list it, as Symfony's profiler does when Monolog's handler filters it out.
+    const excluded = error instanceof HttpException && this.excludedHttpCodes.includes(error.statusCode);
+    if (excluded ? logger.records === null : !logger.isEnabled(level)) return;
     const { file, line } = throwLocation(error);
-    logger.log(level, 'request', `Uncaught Exception ${safeClassName(error)}: "${messageOf(error)}" at ${file} line ${line}`, { exception: error });
+    const message = `Uncaught Exception ${safeClassName(error)}: "${messageOf(error)}" at ${file} line ${line}`;
+    if (excluded) logger.keep(level, 'request', message, { exception: error });
+    else logger.log(level, 'request', message, { exception: error });
   });
 
   readonly onKernelException = listener<'kernel.exception'>('ErrorListener::onKernelException', 'error rendering', (event: ExceptionEvent) => {

@@ -11,9 +11,3 @@ export const LEVELS = {
 } as const;
 
 export type LevelName = keyof typeof LEVELS;
-
-export function levelValue(name: string): number {
-  const v = (LEVELS as Record<string, number>)[name.toLowerCase()];
-  if (v === undefined) throw new Error(`Unknown log level "${name}".`);
-  return v;
-}

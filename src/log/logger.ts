@@ -108,6 +108,21 @@ export class LogStream {
   }
 }
 
+const LEVEL_NAMES = Object.keys(LEVELS) as LevelName[];
+
+/**
+ * Monolog's Logger::toMonologLevel: a level name in any case (`WARNING`) or a level's number (300).
+ * Anything else is refused with Monolog's message (Psr\Log\InvalidArgumentException there): it names
+ * no level, and written anyway it was `app.WARN` in debug mode and nothing in production.
+ */
+function monologLevel(given: unknown): { level: number; levelName: LevelName } {
+  const name = typeof given === 'string' ? given.toLowerCase() : LEVEL_NAMES.find((n) => LEVELS[n] === given);
+  if (name !== undefined && Object.hasOwn(LEVELS, name)) return { level: LEVELS[name as LevelName], levelName: name as LevelName };
+  const values = LEVEL_NAMES.map((n) => LEVELS[n]);
+  const names = LEVEL_NAMES.map((n) => n.toUpperCase());
+  throw new Error(`Level "${String(given)}" is not defined, use one of: ${[...values, ...names].join(', ')}`);
+}
+
 /** Extra fields every record of a request carries (Monolog processors' job): url, http_method, request_id. */
 export type LogExtra = Record<string, unknown>;
 
@@ -150,7 +165,11 @@ export class Logger {
   }
 
   log(levelName: LevelName, channel: string, message: string, context: Record<string, unknown> = {}): void {
-    const level = LEVELS[levelName];
+    let level: number = LEVELS[levelName];
+    // Plain JavaScript passes what it likes: a level read only as a lower-case own name made `WARNING`
+    // a record without a level (hidden from the Logs panel, the whole profile refused by the file store).
+    // `typeof`, not `=== undefined`: `constructor` or `toString` read Object.prototype's functions from LEVELS.
+    if (typeof level !== 'number') ({ level, levelName } = monologLevel(levelName));
     const keep = this.keeps(channel);
     if (!keep && !this.stream.accepts(level)) return;
     const record: LogRecord = { datetime: new Date(), channel, level, levelName, message, context, extra: this.maskedExtra() };
@@ -159,6 +178,18 @@ export class Logger {
       else this.dropped++;
     }
     this.stream.write(record);
+  }
+
+  /**
+   * Keeps a record for the error page and the profile without writing it to the stream: what Symfony's
+   * profiler shows of a record that a Monolog handler filtered out (`excluded_http_codes`), since its
+   * DebugProcessor sees every record the logger is given. Nothing is kept outside debug mode.
+   */
+  keep(levelName: LevelName, channel: string, message: string, context: Record<string, unknown> = {}): void {
+    if (!this.keeps(channel)) return;
+    const record: LogRecord = { datetime: new Date(), channel, level: LEVELS[levelName], levelName, message, context, extra: this.maskedExtra() };
+    if (this.records!.length < MAX_RECORDS_PER_REQUEST) this.records!.push(record);
+    else this.dropped++;
   }
 
   /** The request URL last masked, and its masked form: every record of a request carries the same one. */

@@ -172,3 +172,21 @@ test('ErrorListener::onControllerArguments: an error controller given the reques
     assert.deepEqual(body, { class: 'ConflictHttpException', message: 'Order 7 changed meanwhile', status: 409, text: 'Conflict', previous: 'row locked', isError: false }, env);
   }
 });
+
+test('regression: with LOG_EXCLUDED_HTTP_CODES in debug mode, the excluded 404 was missing from the error page\'s Logs tab and the profile too, where Symfony\'s profiler still lists it', async () => {
+  const { app, uncaught } = appWithLogs('dev', { LOG_EXCLUDED_HTTP_CODES: '404' });
+  const response = await app.fetch(new Request('http://localhost/robots.txt'));
+  assert.equal(response.status, 404);
+  const page = await response.text();
+  // Not written to the stream…
+  assert.deepEqual(uncaught(), []);
+  // …but kept for the page and the profile, at its level, on channel request.
+  assert.match(page, /Uncaught Exception NotFoundHttpException: &quot;No route found for &quot;GET http:\/\/localhost\/robots\.txt&quot;&quot;/);
+  const token = response.headers.get('x-debug-token');
+  assert.ok(token);
+  const logs = await (await app.fetch(new Request(`http://localhost/_profiler/${token}?panel=logs`))).text();
+  assert.match(logs, /data-level="ERROR" data-channel="request"[^]*?Uncaught Exception NotFoundHttpException/);
+  // A status that is not excluded is written as before.
+  await app.fetch(new Request('http://localhost/boom'));
+  assert.deepEqual(uncaught().map((r) => r.level_name), ['CRITICAL']);
+});
