@@ -1,6 +1,7 @@
 import type { KernelRequest } from '../http/request.ts';
 import { hasSessionCookie } from '../listeners/session-listener.ts';
 import { startSession } from '../session/session.ts';
+import { clearCsrfTokens } from './csrf.ts';
 import type { Firewall, FirewallMap } from './firewall-map.ts';
 import type { BearerVerifier, MemberRefresher } from './member-token.ts';
 import {
@@ -197,7 +198,12 @@ export class Authenticator {
     if (request.hasSession()) {
       // A remember-me login is a login: the session gets a fresh id before the member is stored in it.
       await startSession(request);
-      request.getSession().migrate();
+      const session = request.getSession();
+      session.migrate();
+      // As for logIn(): SessionAuthenticationStrategy clears the CSRF tokens on every login it migrates,
+      // the remember-me one included. Kept, the tokens of a session planted before this login (known to
+      // whoever planted it) would be valid in the member's session (CVE-2022-24895).
+      clearCsrfTokens(session);
     }
     // SignatureRememberMeHandler::processRememberMe ends with createRememberMeCookie: each remember-me
     // login renews the cookie for a full lifetime (of the member as refreshed), so a member who keeps

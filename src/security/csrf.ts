@@ -1,4 +1,5 @@
 import type { KernelRequest } from '../http/request.ts';
+import type { Session } from '../http/session.ts';
 import { base64UrlDecode, base64UrlEncode } from './signing.ts';
 
 /**
@@ -72,6 +73,16 @@ export function removeCsrfToken(request: KernelRequest, id: string): void {
   const session = request.getSession();
   const key = sessionKey(request, id);
   if (session.has(key)) session.remove(key);
+}
+
+/**
+ * Forgets every CSRF token of the session (SessionTokenStorage::clear). SessionAuthenticationStrategy
+ * calls it whenever a login migrates the session (Symfony 5.4.20, CVE-2022-24895), whichever
+ * authenticator logged the member in: tokens issued to the anonymous visitor, maybe planted with the
+ * session, must not be valid in the member's.
+ */
+export function clearCsrfTokens(session: Session): void {
+  for (const key of Object.keys(session.all())) if (key.startsWith(CSRF_SESSION_PREFIX)) session.remove(key);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { KernelRequest } from '../http/request.ts';
-import { CSRF_SESSION_PREFIX, csrfToken } from './csrf.ts';
+import { clearCsrfTokens, csrfToken } from './csrf.ts';
 import { statefulContextOf, type RememberMeCookieAction } from './authenticator.ts';
 import {
   REMEMBER_ME_COOKIE_ATTRIBUTE,
@@ -67,7 +67,7 @@ export function logIn(request: KernelRequest, credentials: LoginCredentials): Me
   session.migrate();
   // CsrfTokenClearingLoginListener (Symfony 5.4.20, CVE-2022-24895): tokens issued before the login
   // (to the anonymous visitor, maybe planted with the session) are not valid after it.
-  for (const key of Object.keys(session.all())) if (key.startsWith(CSRF_SESSION_PREFIX)) session.remove(key);
+  clearCsrfTokens(session);
   const attributes = request.attributes;
   attributes.set(TOKEN_ATTRIBUTE, member);
   attributes.set(IRMS_TOKEN_ATTRIBUTE, member.irmsToken);

@@ -117,3 +117,30 @@ test('regression: a CSRF token issued before the login stayed valid after it (Sy
   const member = `IRMSSESSID=${setCookies(login).get('IRMSSESSID')!.value}`;
   assert.equal(await (await check(member)).text(), 'false');
 });
+
+test('regression: a CSRF token issued before a remember-me login stayed valid after it (the session was migrated, its CSRF tokens kept: CVE-2022-24895 through the remember-me cookie)', async () => {
+  const { logIn } = await import('../../src/index.ts');
+  const app = testApp({
+    sessionStore: new MemorySessionStore(),
+    environment: { APP_SECRET: 'csrf-remember-secret' },
+    routes: [
+      { name: 'issue', path: '/issue', controller: (r) => HttpResponse.text(csrfToken(r, 'delete')) },
+      { name: 'in', path: '/in', methods: ['POST'], controller: (r) => { logIn(r, { memberId: '1', irmsToken: 't', rememberMe: true }); return HttpResponse.text('in'); } },
+      { name: 'home', path: '/home', controller: (r) => HttpResponse.text(String(r.attributes.get('member_id'))) },
+      { name: 'check', path: '/check', methods: ['POST'], controller: (r) => HttpResponse.text(String(isCsrfTokenValid(r, 'delete', r.request.get('_token')))) },
+    ],
+  }).app;
+  // The victim's browser holds a remember-me cookie from an earlier visit.
+  const remembered = setCookies(await send(app, '/in', { method: 'POST' })).get('REMEMBERME')!.value;
+  // An attacker's anonymous session, whose CSRF token the attacker knows, planted in that browser.
+  const issued = await send(app, '/issue');
+  const token = await issued.text();
+  const planted = `IRMSSESSID=${setCookies(issued).get('IRMSSESSID')!.value}`;
+  // The victim comes back: the remember-me cookie logs them in on the planted session, migrated to a new id.
+  const back = await send(app, '/home', { headers: { cookie: `${planted}; REMEMBERME=${encodeURIComponent(remembered)}` } });
+  assert.equal(await back.text(), '1', 'logged in by the remember-me cookie');
+  const member = `IRMSSESSID=${setCookies(back).get('IRMSSESSID')!.value}`;
+  assert.notEqual(member, planted, 'the session id was rotated');
+  const check = await send(app, '/check', { method: 'POST', headers: { cookie: member, 'content-type': 'application/x-www-form-urlencoded' }, body: `_token=${encodeURIComponent(token)}` });
+  assert.equal(await check.text(), 'false', 'the token the attacker knows is not valid in the member\'s session');
+});
