@@ -10,6 +10,7 @@ import { childServer, get, raw, sleep, start, waitFor, within } from '../support
 const fixture = fileURLToPath(new URL('./node/fixture-own-sigterm.ts', import.meta.url));
 
 const child = () => childServer(fixture);
+const twoServers = fileURLToPath(new URL('./node/fixture-two-servers.ts', import.meta.url));
 
 describe('serve(): SIGTERM', { timeout: 20_000 }, () => {
   test('regression: one SIGTERM, with a handler of the application\'s own that calls close() first, cut the in-flight requests at once ("SIGTERM again") and never exited', async () => {
@@ -25,6 +26,29 @@ describe('serve(): SIGTERM', { timeout: 20_000 }, () => {
       assert.equal(await inflight, '200 done /slow?ms=600', c.stderr());
       assert.equal((await within(c.exit, 3000, 'the child to exit')).code, 0, c.stderr());
       assert.doesNotMatch(c.stderr(), /again/);
+    } finally {
+      c.proc.kill('SIGKILL');
+    }
+  });
+});
+
+describe('serve(): SIGTERM with two servers in one process', { timeout: 20_000 }, () => {
+  test('regression: a process serving two ports exited as soon as the idle one had drained on SIGTERM, cutting the other\'s in-flight request', async () => {
+    const c = childServer(twoServers);
+    let out = '';
+    c.proc.stdout.on('data', (d) => (out += d));
+    try {
+      await within(c.port, 8000, 'the child servers to start');
+      const second = Number(/SECOND (\d+)/.exec(out)?.[1]);
+      const inflight = get(second, '/slow?ms=600').then(
+        (r) => `${r.status} ${r.body}`,
+        (e: Error) => `cut: ${e.message}`,
+      );
+      await sleep(150);
+      c.proc.kill('SIGTERM');
+      assert.equal(await inflight, '200 done /slow?ms=600', c.stderr());
+      assert.equal((await within(c.exit, 3000, 'the child to exit')).code, 0, c.stderr());
+      assert.equal(c.stderr().match(/irms-web: stopped/g)?.length, 1, c.stderr());
     } finally {
       c.proc.kill('SIGKILL');
     }

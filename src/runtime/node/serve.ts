@@ -148,6 +148,9 @@ function checkServeOptions(options: unknown): void {
     throw new TypeError(`The serve option "port" must be an integer between 0 and 65535, got ${shown(port)}.`);
   }
   if (hostname !== undefined && typeof hostname !== 'string') throw new TypeError(`The serve option "hostname" must be a string, got ${shown(hostname)}.`);
+  // Node listens on every interface for an empty host: a `hostname: process.env.BIND ?? '127.0.0.1'`
+  // with BIND set but empty put the debug pages on the network, where an empty HOST means 127.0.0.1.
+  if (hostname === '') throw new TypeError('The serve option "hostname" must be a host name or an IP address, got "".');
   // Node's socket.setTimeout checks it only when a connection arrives, where a throw would be uncaught.
   const { sendTimeout } = given;
   if (sendTimeout !== undefined && !(typeof sendTimeout === 'number' && Number.isInteger(sendTimeout) && sendTimeout >= 0 && sendTimeout <= MAX_TIMER_MS)) {
@@ -287,13 +290,9 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
     signalled = true;
     const deadline = defaultDeadline;
     writeStderr(`irms-web: ${signal} received, draining in-flight requests (deadline ${deadline} ms)`);
-    handle.close(deadline).then(
-      () => {
-        writeStderr('irms-web: stopped');
-        process.exit(0);
-      },
-      () => process.exit(0),
-    );
+    // Not process.exit() once this server has drained: another serve() of the process (a second
+    // port) may still be draining requests of its own, which the exit would cut.
+    handle.close(deadline).then(exitOnceDrained, exitOnceDrained);
   };
   const handleSignals = options.handleSignals ?? true;
   if (handleSignals) for (const s of signals) process.on(s, onSignal);
@@ -330,7 +329,10 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
           // The connections are closed; what their answers left running (a stream's cancel(), a
           // kernel.terminate) finishes before close() resolves, and SIGTERM's exit with it.
           void settled(settling).then(() => {
-            if (handleSignals) for (const s of signals) process.off(s, onSignal);
+            if (handleSignals) {
+              for (const s of signals) process.off(s, onSignal);
+              exitingServers.delete(handle);
+            }
             resolve();
           });
         };
@@ -350,7 +352,28 @@ export async function serve(app: NodeApp, options: ServeOptions = {}): Promise<N
       return closing;
     },
   };
+  if (handleSignals) exitingServers.add(handle);
   return handle;
+}
+
+/**
+ * The servers of this process that exit it on SIGTERM/SIGINT (`handleSignals`), until closed. A process
+ * may serve on several ports (a public one and an internal one): each drains on the signal, and the
+ * process exits once every one has, not as soon as the first (often idle) one is done, which cut the
+ * in-flight requests of the others at once.
+ */
+const exitingServers = new Set<NodeServer>();
+let exited = false;
+
+/** After a signal: exits 0 once every server that handles signals has closed (each with its own deadline). */
+function exitOnceDrained(): void {
+  // close() is idempotent: a server whose own signal listener has run already returns its shutdown.
+  void Promise.allSettled(Array.from(exitingServers, (server) => server.close())).then(() => {
+    if (exited) return;
+    exited = true;
+    writeStderr('irms-web: stopped');
+    process.exit(0);
+  });
 }
 
 /** Longest close() waits, after the last connection closed, for the work their answers left running. */

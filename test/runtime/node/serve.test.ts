@@ -58,6 +58,10 @@ describe('serve(): options', { timeout: 10_000 }, () => {
     await refused(null, 'serve() expects an options object, got null.');
   });
 
+  test('regression: serve() with hostname "" listened on every interface (::), where an empty HOST means 127.0.0.1 and createApp refuses host ""', async () => {
+    await refused({ port: 0, hostname: '' }, 'The serve option "hostname" must be a host name or an IP address, got "".');
+  });
+
   test('options given as undefined count as not given', async () => {
     const server = await serve(app, { port: 0, hostname: undefined, batch: undefined, handleSignals: false });
     try {
