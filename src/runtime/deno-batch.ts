@@ -11,6 +11,7 @@
  * response is the same either way; only the moment it is computed changes.
  */
 import type { App } from '../app/create-app.ts';
+import { meantName } from '../app/near-names.ts';
 import { denoConnectionInfo, type DenoServeInfo } from '../http/source.ts';
 import { TurnBatcher } from './turn-batch.ts';
 
@@ -153,11 +154,41 @@ class Pending {
   }
 }
 
+/** Every option's name: a name not here (`requestTimeoutMs`) would be ignored without a word. */
+const OPTION_NAMES: { readonly [K in keyof DenoServeHandlerOptions]-?: true } = { batch: true, scheme: true, requestTimeout: true };
+
+/** A value as the messages below quote it (as serve()'s do). */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
+  return typeof value === 'function' ? 'a function' : String(value);
+}
+
+/**
+ * Refuses what a JavaScript caller could pass by mistake, as serve() does for its own options: the
+ * scheme only says `https` when it is exactly that, so `scheme: 'https:'` (a URL's `protocol`) served a
+ * TLS server as plain HTTP, without a word (`http://` redirects, no `Secure` cookies); a misspelt
+ * `requestTimeout` left the default deadline; `batch: 'no'` batched. Undefined counts as not given.
+ */
+function checkOptions(options: unknown): void {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`denoServeHandler() expects an options object, got ${shown(options)}.`);
+  const given = options as Record<string, unknown>;
+  for (const name of Object.keys(given)) {
+    if (Object.hasOwn(OPTION_NAMES, name)) continue;
+    const meant = meantName(name, Object.keys(OPTION_NAMES));
+    throw new TypeError(`Unknown denoServeHandler option "${name}"${meant !== null ? ` (did you mean "${meant}"?)` : ''}.`);
+  }
+  const { scheme, batch } = given;
+  if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') throw new TypeError(`The denoServeHandler option "scheme" must be "http" or "https", got ${shown(scheme)}.`);
+  if (batch !== undefined && typeof batch !== 'boolean') throw new TypeError(`The denoServeHandler option "batch" must be true or false, got ${shown(batch)}.`);
+}
+
 /**
  * `Deno.serve(options, denoServeHandler(app))`. Errors go where Deno sends a handler's errors (its
  * `onError` option), whether the request was batched or not.
  */
 export function denoServeHandler(app: DenoApp, options: DenoServeHandlerOptions = {}): DenoServeHandler {
+  checkOptions(options);
   // An irms-web app answers through `respond` (no promise when nothing was awaited); any other object
   // with a Fetch handler (`{ fetch }`, as Deno.serve takes) works too.
   const respond: App['respond'] = 'respond' in app ? app.respond : app.fetch;

@@ -115,6 +115,23 @@ describe('deno adapter: the Deno.serve handler batches under load', { timeout: 1
   });
 });
 
+describe('deno adapter: denoServeHandler options', () => {
+  const refused = (options: unknown, message: string) =>
+    assert.throws(() => denoServeHandler(fakeApp().app, options as Parameters<typeof denoServeHandler>[1]), (error: unknown) => error instanceof TypeError && error.message === message, JSON.stringify(options));
+
+  test('regression: denoServeHandler options were not checked: { scheme: "https:" } served a TLS server as http (http:// redirects, no Secure cookies) and a misspelt option was ignored, without a word', () => {
+    refused({ scheme: 'https:' }, 'The denoServeHandler option "scheme" must be "http" or "https", got "https:".');
+    refused({ scheme: 'HTTPS' }, 'The denoServeHandler option "scheme" must be "http" or "https", got "HTTPS".');
+    refused({ requestTimout: 5000 }, 'Unknown denoServeHandler option "requestTimout" (did you mean "requestTimeout"?).');
+    refused({ requestTimeoutMs: 5000 }, 'Unknown denoServeHandler option "requestTimeoutMs" (did you mean "requestTimeout"?).');
+    refused({ batch: 'no' }, 'The denoServeHandler option "batch" must be true or false, got "no".');
+    refused(null, 'denoServeHandler() expects an options object, got null.');
+    // What is right, or given as undefined, still builds a handler.
+    assert.equal(typeof denoServeHandler(fakeApp().app, { scheme: 'https', batch: false, requestTimeout: 0 }), 'function');
+    assert.equal(typeof denoServeHandler(fakeApp().app, { scheme: undefined, batch: undefined, requestTimeout: undefined }), 'function');
+  });
+});
+
 describe('deno adapter: batching on a real Deno server', { timeout: 60_000 }, () => {
   let child: ChildProcess | undefined;
   after(() => void child?.kill('SIGKILL'));
