@@ -13,7 +13,7 @@
  *   - a profile is written to a temporary file and renamed over its reservation (readers never see a
  *     half-written profile);
  *   - every change of the index happens under a lock file (`index.lock`, created with `O_EXCL`, broken
- *     when older than 5 s); the index is rewritten through a temporary file and a rename, so readers
+ *     when dated more than 5 s from now, either way); the index is rewritten through a temporary file and a rename, so readers
  *     (who take no lock) see either the old or the new index, never a mix;
  *   - the bound is kept by deleting the oldest profiles; leftovers of crashed processes (reservations
  *     never filled, temporary files) are swept after ten minutes.

@@ -55,6 +55,11 @@ const UNLINK_CHUNK = 8;
 interface IndexView {
   ino: number;
   size: number;
+  /**
+   * The file's size at that read. Past `size` when it ended in a line without its newline: one being
+   * appended, or, read under the lock, a torn one (an append cut by a crash or a full disk).
+   */
+  end: number;
   tail: Uint8Array;
   summaries: ProfileSummary[];
   tokens: Set<string>;
@@ -482,25 +487,36 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
           else p.reject(result.reason);
         });
         if (ready.length === 0) continue;
-        let fs: Fs;
+        let fs: Fs | undefined;
         let evicted: readonly ProfileSummary[];
         try {
           fs = await this.fs();
-          evicted = await this.withLock(fs, () => this.addToIndex(fs, ready));
+          const loaded = fs;
+          evicted = await this.withLock(loaded, () => this.addToIndex(loaded, ready));
         } catch (error) {
           this.forgetDirectory(error);
+          // Their files are written but not indexed: nothing counts them against max and max_bytes,
+          // and the sweep only runs with a rewrite of the index, which fails too. While the index
+          // could not be written (another user's file, a lock never freed, a full disk) every
+          // profile stayed, and the directory grew with the traffic. Their writes fail: they go.
+          if (fs) await this.unlinkProfiles(fs, ready.map((p) => p.token));
           for (const p of ready) p.reject(error);
           continue;
         }
         // Out of the index already: their files go after the lock is released (a rewrite evicts a
-        // tenth of `max` at once), a few at a time, and before the writes resolve.
-        for (let i = 0; i < evicted.length; i += UNLINK_CHUNK) {
-          await Promise.all(evicted.slice(i, i + UNLINK_CHUNK).map((s) => (isToken(s.token) ? fs.unlink(this.profilePath(s.token)).catch(() => {}) : null)));
-        }
+        // tenth of `max` at once), and before the writes resolve.
+        await this.unlinkProfiles(fs, evicted.map((s) => s.token));
         for (const p of ready) p.resolve();
       }
     } finally {
       this.draining = null;
+    }
+  }
+
+  /** Removes profile files a few at a time (UNLINK_CHUNK); a file already gone is no failure. */
+  private async unlinkProfiles(fs: Fs, tokens: readonly string[]): Promise<void> {
+    for (let i = 0; i < tokens.length; i += UNLINK_CHUNK) {
+      await Promise.all(tokens.slice(i, i + UNLINK_CHUNK).map((t) => (isToken(t) ? fs.unlink(this.profilePath(t)).catch(() => {}) : null)));
     }
   }
 
@@ -517,8 +533,12 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     for (const s of added) bytes += s.bytes ?? 0;
     const rewritten = batch.some((p) => view.tokens.has(p.token));
     if (!rewritten && view.summaries.length + added.length <= this.max && bytes <= this.maxBytes) {
+      // Read under the lock, an index that does not end in a newline ends in a torn line: appended
+      // to, it would swallow the batch's first line (that profile missing from every list). A newline
+      // first leaves the fragment a line of its own, skipped like any torn line.
+      const torn = view.end > view.size ? '\n' : '';
       // A symlink or other non-regular index is not appended to: it is replaced by the rewrite below.
-      if (await this.appendIndex(fs, batch.map((p) => p.line).join(''))) return [];
+      if (await this.appendIndex(fs, torn + batch.map((p) => p.line).join(''))) return [];
     }
     const tokens = new Set(added.map((s) => s.token));
     const kept = view.summaries.filter((s) => !tokens.has(s.token));
@@ -597,8 +617,12 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
       } catch (error) {
         if (errorCode(error) !== 'EEXIST') throw error;
       }
-      const stat = await fs.stat(this.lockPath).catch(() => null);
-      if (stat && Date.now() - stat.mtimeMs > LOCK_STALE_MS) {
+      // lstat: the lock entry itself. stat followed a symlink planted as the lock, and a dangling one
+      // was never found stale, so no profile was indexed again.
+      const stat = await fs.lstat(this.lockPath).catch(() => null);
+      // Dated ahead counts too: a lock left by a crash before the clock was stepped back (NTP, a
+      // resumed VM) stayed "fresh" for as long as the step, and no profile was indexed meanwhile.
+      if (stat && Math.abs(Date.now() - stat.mtimeMs) > LOCK_STALE_MS) {
         // The holder died: a lock is held for milliseconds, never seconds. A lock that cannot be
         // removed (a directory of that name, another user's file) falls through to the deadline and
         // the sleep: retrying at once would spin a core for ever.
@@ -638,7 +662,7 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
   /** What an absent (or unusable) index reads as. */
   private noIndex(): IndexView {
     this.view = null;
-    return { ino: -1, size: 0, tail: new Uint8Array(0), summaries: [], tokens: new Set(), bytes: 0 };
+    return { ino: -1, size: 0, end: 0, tail: new Uint8Array(0), summaries: [], tokens: new Set(), bytes: 0 };
   }
 
   private async readIndexNow(fs: Fs): Promise<IndexView> {
@@ -658,7 +682,8 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
       if (!stat.isFile()) return this.noIndex();
       let view = this.view;
       const unchanged = view !== null && view.ino === stat.ino && stat.size >= view.size && sameBytes(await readBytes(handle, view.size - view.tail.length, view.tail.length), view.tail);
-      if (!unchanged || view === null) view = { ino: stat.ino, size: 0, tail: new Uint8Array(0), summaries: [], tokens: new Set(), bytes: 0 };
+      if (!unchanged || view === null) view = { ino: stat.ino, size: 0, end: 0, tail: new Uint8Array(0), summaries: [], tokens: new Set(), bytes: 0 };
+      view.end = stat.size;
       const appended = await readBytes(handle, view.size, stat.size - view.size);
       const end = appended.lastIndexOf(NEWLINE) + 1;
       if (end > 0) {

@@ -13,6 +13,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 const anything: Check = () => true;
 const string: Check = (v) => typeof v === 'string';
 const number: Check = (v) => typeof v === 'number';
+const byteSize: Check = (v) => Number.isSafeInteger(v) && (v as number) >= 0;
 const orNull = (check: Check): Check => (v) => v === null || check(v);
 const optional = (check: Check): Check => (v) => v === undefined || check(v);
 const record: Check = isRecord;
@@ -103,8 +104,10 @@ const summary = shape({
   time: number,
   status: number,
   parent: optional(orNull(string)),
-  // Summed for the byte bound.
-  bytes: optional(number),
+  // Summed for the byte bound: a size a file can have. A line claiming 1e999 (Infinity) or a size past
+  // 2^53 swallowed the other sizes in the sum, and every older profile was evicted with it; a negative
+  // one switched the byte bound off for as long as it was indexed.
+  bytes: optional(byteSize),
 });
 
 /**
