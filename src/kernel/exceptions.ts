@@ -35,8 +35,14 @@ export class FrameworkError extends Error {
     if (capture) capture(this, new.target);
     this.previous = previous;
   }
+  /**
+   * The class's own declared name; for an application's subclass that declares none
+   * (`class PaymentRequiredHttpException extends HttpException`), its constructor's name: the inherited
+   * `className` showed it as its parent in the problem document, the log line and the error page.
+   */
   get className(): string {
-    return (this.constructor as typeof FrameworkError).className;
+    const ctor = this.constructor as typeof FrameworkError;
+    return Object.hasOwn(ctor, 'className') ? ctor.className : ctor.name || ctor.className;
   }
 }
 

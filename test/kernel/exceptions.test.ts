@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import vm from 'node:vm';
 import * as lib from '../../src/index.ts';
-import { createApp, type RouteDefinition } from '../../src/index.ts';
+import { createApp, HttpException, NotFoundHttpException, type RouteDefinition } from '../../src/index.ts';
 
 function appThrowing(debug: boolean, make: () => unknown) {
   const lines: string[] = [];
@@ -122,4 +122,33 @@ test('regression: an HTTP exception built with a message that is no string (a nu
   } finally {
     Error.stackTraceLimit = saved;
   }
+});
+
+test('regression: an application\'s own HttpException subclass was shown under its parent\'s class name (problem document, log line, error page)', async () => {
+  class PaymentRequiredHttpException extends HttpException {
+    constructor() {
+      super(402, 'Pay first.');
+    }
+  }
+  class ProductNotFoundException extends NotFoundHttpException {}
+  const lines: string[] = [];
+  const app = createApp({
+    debug: true,
+    logSink: (line) => lines.push(line),
+    routes: [
+      { name: 'pay', path: '/pay', controller: () => { throw new PaymentRequiredHttpException(); } },
+      { name: 'product', path: '/product', controller: () => { throw new ProductNotFoundException('No product 7.'); } },
+    ],
+  });
+  for (const [path, expected] of [['/pay', 'PaymentRequiredHttpException'], ['/product', 'ProductNotFoundException']] as const) {
+    const json = await app.fetch(new Request(`http://localhost${path}`, { headers: { accept: 'application/json' } }));
+    assert.equal(((await json.json()) as { class: string }).class, expected);
+    const page = await (await app.fetch(new Request(`http://localhost${path}`))).text();
+    assert.match(page, new RegExp(`<title>[^<]*\\(${json.status} `));
+    assert.ok(page.includes(expected), `${expected} on the page`);
+    assert.ok(lines.some((l) => l.includes(`Uncaught Exception ${expected}:`)), lines.join('\n'));
+  }
+  // A class that declares its name keeps it; an anonymous one shows its parent's.
+  assert.equal(new NotFoundHttpException('x').className, 'NotFoundHttpException');
+  assert.equal(new (class extends NotFoundHttpException {})('x').className, 'NotFoundHttpException');
 });
