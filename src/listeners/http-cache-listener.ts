@@ -7,15 +7,18 @@ import { httpDate, type Directives } from './cache-control.ts';
 type Computed<T> = T | ((request: KernelRequest) => T | Promise<T>);
 
 /** The `cache` route option (Sensio's @Cache). Durations are seconds. */
+/** Seconds: a number or a numeric string (`'60'`), as Sensio's annotation takes them; a phrase is refused. */
+export type CacheSeconds = number | string;
+
 export interface CacheOptions {
-  maxAge?: number;
-  sMaxAge?: number;
+  maxAge?: CacheSeconds;
+  sMaxAge?: CacheSeconds;
   public?: boolean;
   private?: boolean;
   mustRevalidate?: boolean;
-  maxStale?: number;
-  staleWhileRevalidate?: number;
-  staleIfError?: number;
+  maxStale?: CacheSeconds;
+  staleWhileRevalidate?: CacheSeconds;
+  staleIfError?: CacheSeconds;
   /** Absolute expiry: a Date, an HTTP/ISO date string, or unix seconds. */
   expires?: Date | string | number;
   vary?: string | string[];
@@ -136,7 +139,7 @@ function evaluate<T>(value: Computed<T>, request: KernelRequest): T | Promise<T>
 }
 
 /** Sets the directive unless the response has it; true when it was set. */
-function setIfAbsent(directives: Directives, name: string, value: number | undefined): boolean {
+function setIfAbsent(directives: Directives, name: string, value: CacheSeconds | undefined): boolean {
   if (value === undefined || directives.has(name)) return false;
   const seconds = Math.max(0, Math.floor(Number(value)));
   if (!Number.isFinite(seconds)) return false;

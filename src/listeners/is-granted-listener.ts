@@ -8,7 +8,7 @@ import { denied } from './security-listener.ts';
  * (`'ROLE_ADMIN'`, `'IS_AUTHENTICATED_FULLY'`), a list of them (any one grants access, like Symfony's
  * affirmative decision), or `{ attributes, message?, statusCode? }`.
  */
-export type IsGrantedOption = string | string[] | { attributes: string | string[]; message?: string; statusCode?: number };
+export type IsGrantedOption = string | string[] | { attributes: string | string[]; message?: string; statusCode?: number | string | null };
 
 /**
  * SensioFrameworkExtraBundle's IsGrantedListener: checks the `isGranted` option (attribute

@@ -19,7 +19,7 @@ export interface SecurityContext {
 export type SecurityPredicate = (context: SecurityContext) => boolean | Promise<boolean>;
 
 /** The `security` route option (Sensio's @Security): a predicate, or one with its own message/status. */
-export type SecurityOption = SecurityPredicate | { predicate: SecurityPredicate; message?: string; statusCode?: number };
+export type SecurityOption = SecurityPredicate | { predicate: SecurityPredicate; message?: string; statusCode?: number | string | null };
 
 export const UNAUTHORIZED_MESSAGE = 'Full authentication is required to access this resource.';
 

@@ -5,7 +5,7 @@ import { isThenable, listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import { controllerName } from './router-listener.ts';
 import { convertedRouteParams } from './param-converter-listener.ts';
 
-export type TemplateOutput = string | ReadableStream<Uint8Array>;
+export type TemplateOutput = string | Uint8Array | ReadableStream<Uint8Array>;
 
 /**
  * Renders a named template with the data a controller returned. Configure with

@@ -20,7 +20,7 @@ export interface LoginCredentials {
   memberId: string;
   /** The member's `irms_token` (what API clients send as `Authorization: Bearer`). */
   irmsToken: string;
-  roles?: string[];
+  roles?: readonly string[];
   /**
    * Also set an encrypted remember-me cookie, so a later visit without the session logs the member back in
    * (on firewalls of this context only). With `createApp({ verifyBearerToken })` and no `refreshMember`,

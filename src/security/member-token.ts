@@ -4,7 +4,7 @@ import { Signer } from './signing.ts';
 /** What a bearer-token verifier answers for a valid token. */
 export interface MemberCredentials {
   memberId: string;
-  roles?: string[];
+  roles?: readonly string[];
 }
 
 /**
@@ -28,7 +28,7 @@ export type MemberRefresher = (
 
 export interface MemberTokenClaims {
   memberId: string;
-  roles?: string[];
+  roles?: readonly string[];
   /** Lifetime in seconds (default: 1 hour). */
   expiresIn?: number;
 }

@@ -101,3 +101,21 @@ test('the declarations are the real types, not any: misuse is a compile error', 
   assert.match(output, /misuse\.ts\(6,\d+\): error TS2561: Object literal may only specify known properties, but 'maxage' does not exist in type 'CacheOptions'\. Did you mean to write 'maxAge'\?/);
   assert.match(output, /misuse\.ts\(7,\d+\): error TS18047: 'event\.response' is possibly 'null'/);
 });
+
+test('regression: the declarations refused documented values that work (a numeric-string maxAge, template bytes, a null or digit statusCode, refreshMember answering the member it was given)', () => {
+  const documented = [
+    "import { createApp, HttpResponse } from 'irms-web';",
+    'createApp({',
+    '  refreshMember: (member) => member,',
+    '  routes: [',
+    "    { name: 'c', path: '/c', options: { cache: { maxAge: '60', sMaxAge: 120 } }, controller: () => HttpResponse.text('') },",
+    "    { name: 't', path: '/t', options: { template: () => new TextEncoder().encode('<p>x</p>') }, controller: () => ({}) },",
+    "    { name: 's', path: '/s', options: { security: { predicate: () => false, statusCode: null } }, controller: () => HttpResponse.text('') },",
+    "    { name: 'g', path: '/g', options: { isGranted: { attributes: 'ROLE_X', statusCode: '404' } }, controller: () => HttpResponse.text('') },",
+    '  ],',
+    '});',
+    'export {};',
+  ].join('\n');
+  const { ok, output } = compile({ 'documented.ts': documented }, 'nodenext');
+  assert.ok(ok, output);
+});
