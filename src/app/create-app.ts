@@ -22,6 +22,7 @@ import { checkCreateAppOptions } from './option-checks.ts';
 import { controllerPlan } from './controller-plan.ts';
 import { buildHookTable } from './listeners.ts';
 import { pipelineServices, type AppServices, type PipelineOptions } from './services.ts';
+import { checkSecurityRouteNames } from './security-paths.ts';
 
 /** A user listener and where it goes; the built-in listeners keep their relative order. */
 export interface ListenerRegistration<H extends HookName = HookName> {
@@ -92,6 +93,7 @@ export function createApp(options: AppOptions = {}): App {
   const router = new Router([...(config.debug ? profilerRoutes(() => services) : []), ...routes]);
   for (const route of routes) assertOptionNames(route);
   const services: AppServices = { config, router, logStream, profiler, ...pipelineServices(config, { sessionStore, firewalls, accessControl, verifyBearerToken, refreshMember, localeAware, renderTemplate }) };
+  checkSecurityRouteNames(services.firewallMap!, config.loginPath, router);
 
   const hooks = buildHookTable(services);
   for (const { hook, listener, placement } of listeners) {

@@ -12,12 +12,13 @@ export function redirectOnHost(request: KernelRequest, path: string): HttpRespon
 /**
  * HttpUtils::generateUri: a URL as it is; a path made absolute on this host (a `//host` or `/\host` path
  * left as written, never prefixed into another host's URL); anything else is a route name, as Symfony's
- * `login_path: app_login` and `logout: path: app_logout` are, made an absolute URL to that route. A name no
- * route has is left as written (Symfony fails with RouteNotFoundException).
+ * `login_path: app_login` and `logout: path: app_logout` are, made an absolute URL to that route. Every such
+ * name is a route's (the app refuses others when it is built, app/security-paths.ts); a route that cannot be
+ * made from this request's attributes is left as its name.
  */
 export function generateUri(request: KernelRequest, path: string): string {
   if (path[0] === '/') return isLocalPath(path) && request.getHost() !== '' ? request.getSchemeAndHttpHost() + path : path;
-  if (path === '' || URL_SCHEME.test(path)) return path;
+  if (!namesRoute(path)) return path;
   try {
     return withoutQuery(request.generateUrl(path, scalarAttributes(request), { absolute: true }));
   } catch {
@@ -50,6 +51,11 @@ function withoutQuery(url: string): string {
 /** A path on this host: `/…`, but not `//host` or `/\\host`, which a browser reads as another host. */
 export function isLocalPath(path: string): boolean {
   return path[0] === '/' && path[1] !== '/' && path[1] !== '\\';
+}
+
+/** Whether generateUri reads `path` as a route name: neither a path, a URL nor empty. */
+export function namesRoute(path: string): boolean {
+  return path !== '' && path[0] !== '/' && !URL_SCHEME.test(path);
 }
 
 /** `https:`, `mailto:`…: a URL, not a route name (HttpUtils tests `http(s)://`; any scheme is no route name here). */

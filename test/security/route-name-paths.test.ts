@@ -23,17 +23,28 @@ test('regression: a loginPath that names a route was sent as Location: app_login
   assert.equal(r.headers.get('location'), 'http://localhost/sign-in');
 });
 
-test('paths and URLs stay as written; a name no route has is left as written', async () => {
+test('paths and URLs stay as written', async () => {
   const cases: [string, string][] = [
     ['/login', 'http://localhost/login'],
     ['https://sso.example/login', 'https://sso.example/login'],
-    ['no_such_route', 'no_such_route'],
   ];
   for (const [loginPath, location] of cases) {
     const { app } = testApp({ routes, firewalls: [{ name: 'main', loginPath }] });
     const r = await send(app, '/account', { headers: { accept: 'text/html' } });
     assert.equal(r.headers.get('location'), location, loginPath);
   }
+});
+
+test('regression: a loginPath, logoutTarget or logoutPath naming no route (a typo) was left as written: Location: app_logn, resolved next to the page asked for (a 404), and a logout that never ran; the app is not built', () => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ loginPath: 'app_logn' }, /^Error: Firewall "main": loginPath "app_logn" is no path, no URL and no route's name \(did you mean "app_login"\?\)/],
+    [{ logoutPath: '/sign-out', logoutTarget: 'pag' }, /^Error: Firewall "main": logoutTarget "pag" is no path, no URL and no route's name \(did you mean "page"\?\)/],
+    [{ logoutPath: 'app_logot' }, /^Error: Firewall "main": logoutPath "app_logot" is no path, no URL and no route's name \(did you mean "app_logout"\?\)/],
+  ];
+  for (const [settings, message] of cases) {
+    assert.throws(() => testApp({ routes, firewalls: [{ name: 'main', ...settings }] }), message, JSON.stringify(settings));
+  }
+  assert.throws(() => testApp({ routes, environment: { LOGIN_PATH: 'app_logn' } }), /^Error: LOGIN_PATH "app_logn" is no path/);
 });
 
 test('regression: a loginPath naming a route with a path variable (`/t/{tenant}/login`) was sent as Location: app_login; the variable is filled from the request, as HttpUtils::generateUri passes its attributes', async () => {
