@@ -94,7 +94,8 @@ export function createGuestbookApp({ listeners = [], ...options }: AppOptions = 
       name: 'home',
       path: '/',
       methods: ['GET'],
-      controller: (request) => HttpResponse.redirect(request.generateUrl('entry_index', { _locale: request.getPreferredLanguage(['en', 'fr']) ?? 'en' })),
+      controller: named('HomeController::index', (request: KernelRequest) =>
+        HttpResponse.redirect(request.generateUrl('entry_index', { _locale: request.getPreferredLanguage(['en', 'fr']) ?? 'en' }))),
     },
     {
       name: 'entry_index',

@@ -94,7 +94,8 @@ function validate(fields: Record<string, unknown>, partial: boolean): Violation[
 function positiveInt(request: KernelRequest, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = request.query.get(name);
   if (raw === undefined || raw === null) return fallback;
-  if (typeof raw !== 'string' || !/^[1-9]\d{0,8}$/.test(raw) || Number(raw) > max) {
+  // Digits only (no sign, exponent or leading zero), then the bound the message names.
+  if (typeof raw !== 'string' || !/^[1-9]\d*$/.test(raw) || Number(raw) > max) {
     throw new BadRequestHttpException(`Query parameter "${name}" must be an integer between 1 and ${max}.`);
   }
   return Number(raw);

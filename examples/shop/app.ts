@@ -71,9 +71,9 @@ function logoutRoute(name: string, path: string): RouteDefinition {
   return {
     name,
     path,
-    controller: () => {
+    controller: named(`App\\Controller\\SecurityController::${name}`, () => {
       throw new Error("Don't forget to activate logout in security.yaml");
-    },
+    }),
   };
 }
 
@@ -84,7 +84,8 @@ export const routes: RouteDefinition[] = [
     name: 'home',
     path: '/',
     methods: ['GET'],
-    controller: (request) => HttpResponse.redirect(request.generateUrl('product_list', { _locale: request.getPreferredLanguage(['en', 'fr']) ?? 'en' })),
+    controller: named('App\\Controller\\HomeController::index', (request: KernelRequest) =>
+      HttpResponse.redirect(request.generateUrl('product_list', { _locale: request.getPreferredLanguage(['en', 'fr']) ?? 'en' }))),
   },
   {
     name: 'product_list',
@@ -102,7 +103,11 @@ export const routes: RouteDefinition[] = [
     requirements: { ...LOCALE, id: '\\d+' },
     // @ParamConverter("product") + @Template: a missing product is a 404 before the controller runs.
     options: { template: 'product/show', converters: { id: (id) => findProduct(Number(id)) ?? null } },
-    controller: named('App\\Controller\\ProductController::show', (request: KernelRequest) => ({ product: request.attributes.get('id') as Product })),
+    // The flashes too (base.html.twig's app.flashes): product_buy redirects here with "… is in your basket."
+    controller: named('App\\Controller\\ProductController::show', (request: KernelRequest) => ({
+      product: request.attributes.get('id') as Product,
+      flashes: request.getSession().getFlashBag().all(),
+    })),
   },
   {
     name: 'product_buy',
@@ -172,7 +177,7 @@ export const routes: RouteDefinition[] = [
     methods: ['GET'],
     requirements: { id: '\\d+' },
     options: { requiresLogin: true, converters: { id: (id) => findProduct(Number(id)) ?? null } },
-    controller: (request) => HttpResponse.json(request.attributes.get('id')),
+    controller: named('App\\Controller\\Api\\ProductController::show', (request: KernelRequest) => HttpResponse.json(request.attributes.get('id'))),
   },
 
   // The back office: its own firewall (own session context, own login); accessControl below asks ROLE_ADMIN.

@@ -17,14 +17,20 @@ const t = (locale: unknown, key: string): string => (TRANSLATIONS[String(locale)
 const layout = (title: string, body: string, locale: unknown = 'en') =>
   `<!DOCTYPE html>\n<html lang="${e(locale)}"><head><meta charset="UTF-8"><title>${e(title)}</title></head><body>${body}</body></html>`;
 
+/** base.html.twig's `{% for type, messages in app.flashes %}` loop. */
+const showFlashes = (flashes: unknown): string =>
+  Object.entries((flashes ?? {}) as Record<string, unknown[]>)
+    .flatMap(([type, messages]) => messages.map((m) => `<p class="flash-${e(type)}">${e(m)}</p>`))
+    .join('');
+
 type Data = Record<string, any>;
 const TEMPLATES: Record<string, (data: Data) => string> = {
   'product/list': ({ products, locale }) =>
     layout(t(locale, 'products'), `<h1>${t(locale, 'products')}</h1><ul>${(products as Product[])
       .map((p) => `<li><a href="/${e(locale)}/products/${p.id}">${e(p.name)}</a> ${e(p.price)} €</li>`)
       .join('')}</ul>`, locale),
-  'product/show': ({ product, locale }) =>
-    layout(product.name, `<h1>${e(product.name)}</h1><p>${t(locale, 'price')}: ${e(product.price)} €</p>` +
+  'product/show': ({ product, flashes, locale }) =>
+    layout(product.name, `${showFlashes(flashes)}<h1>${e(product.name)}</h1><p>${t(locale, 'price')}: ${e(product.price)} €</p>` +
       (product.stock > 0
         ? `<form method="post" action="/${e(locale)}/products/${product.id}/buy"><button>${t(locale, 'buy')}</button></form>`
         : `<p>${t(locale, 'out')}</p>`), locale),
@@ -33,8 +39,7 @@ const TEMPLATES: Record<string, (data: Data) => string> = {
       `<input type="hidden" name="_csrf_token" value="${e(csrf)}">` +
       `<input name="_username"><input name="_password" type="password"><button>Log in</button></form>`),
   'account/index': ({ member, flashes, logout, locale }) =>
-    layout('Account', Object.entries(flashes as Record<string, unknown[]>)
-      .flatMap(([type, messages]) => messages.map((m) => `<p class="flash-${e(type)}">${e(m)}</p>`)).join('') +
+    layout('Account', showFlashes(flashes) +
       `<h1>${t(locale, 'hello')} ${e(member)}</h1><a href="${e(logout)}">${t(locale, 'logout')}</a>`, locale),
   'admin/dashboard': ({ member, count, logout }) =>
     layout('Admin', `<h1>Back office</h1><p>${e(member)} — ${e(count)} products</p><a href="${e(logout)}">Log out</a>`),
