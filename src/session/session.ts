@@ -119,7 +119,12 @@ export class StoredSession implements Session {
     if (this.loading) return this.loading;
     const result = this.store.read(this.requestedId);
     if (result !== null && typeof (result as Promise<string | null>).then === 'function') {
-      return (this.loading = (result as Promise<string | null>).then((raw) => this.apply(raw)));
+      const loading = (this.loading = Promise.resolve(result as Promise<string | null>).then((raw) => this.apply(raw)));
+      // A synchronous use before the data came (`session.get` without `await startSession`) throws
+      // SessionNotLoadedError and leaves this promise to nobody: a store whose read then rejects must
+      // not be an unhandled rejection (CONTRACT §10). Whoever awaits `loading` still gets the error.
+      loading.catch(() => undefined);
+      return loading;
     }
     this.apply(result as string | null);
   }
@@ -265,13 +270,21 @@ export class StoredSession implements Session {
    * session in place. Returns what tells the outcome once the update is done.
    */
   private merge(update: NonNullable<SessionStore['update']>, track: (r: void | Promise<void>) => void): () => SaveOutcome {
-    const changes = changesBetween(parseData(this.storedData!) ?? new Map(), this.data!);
+    const loaded = parseData(this.storedData!) ?? new Map<string, unknown>();
+    const changes = changesBetween(loaded, this.data!);
     let merged: Map<string, unknown> | null = null;
     let serialized: string | null = null;
     track(update(this._id, (current): SessionUpdate | null => {
       merged = parseData(current) ?? new Map();
       for (const [key, value] of changes) {
-        if (value === REMOVED) merged.delete(key);
+        if (key === FLASHES_KEY) {
+          // The flash bag is one key, but its messages are added and taken one type at a time by
+          // requests that overlap (a page showing them while an XHR adds one): replacing the key
+          // whole lost the message added meanwhile, or showed again the ones just shown.
+          const flashes = mergeFlashes(loaded.get(FLASHES_KEY), value === REMOVED ? undefined : value, merged.get(FLASHES_KEY));
+          if (Object.keys(flashes).length === 0) merged.delete(key);
+          else merged.set(key, flashes);
+        } else if (value === REMOVED) merged.delete(key);
         else merged.set(key, value);
       }
       if (merged.size === 0) return null;
@@ -280,8 +293,11 @@ export class StoredSession implements Session {
     }));
     return () => {
       // The store no longer held the id (destroyed, expired, evicted): nothing was written, and
-      // nothing may be, so what the session knows is left as it is.
-      if (merged === null) return this.data!.size === 0 ? 'emptied' : 'stored';
+      // nothing may be, so what the session knows is left as it is. Nor is the cookie touched: this
+      // request's view is stale, and the client may already hold the id a concurrent login or logout
+      // gave it (clearing the cookie here, because this request emptied its copy, logged the member
+      // out whose login response arrived first).
+      if (merged === null) return 'untouched';
       this.data = merged;
       if (serialized === null) {
         this.storedId = '';
@@ -311,6 +327,36 @@ function memberInfo(data: Map<string, unknown>): { member: boolean; owner?: stri
     return typeof memberId === 'string' && memberId !== '' ? { member: true, owner: memberId } : { member: true };
   }
   return { member: false };
+}
+
+/** Whether `list` begins with the messages of `prefix` (JSON-wise). */
+function startsWith(list: unknown[], prefix: unknown[]): boolean {
+  if (prefix.length > list.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (JSON.stringify(list[i]) !== JSON.stringify(prefix[i])) return false;
+  return true;
+}
+
+/**
+ * This request's flash changes applied onto the flashes stored now, type by type: messages it only
+ * added go after the stored ones; when it took (get, all) or replaced a type's messages, what it kept
+ * stays, followed by the messages other requests added since it loaded the session. So a flash is
+ * shown once and none added concurrently is lost, as with Symfony's locked native sessions.
+ */
+function mergeFlashes(before: unknown, after: unknown, current: unknown): Record<string, unknown[]> {
+  const loaded = flashesOf(before);
+  const mine = flashesOf(after);
+  const stored = flashesOf(current);
+  const merged: Record<string, unknown[]> = Object.create(null);
+  for (const type of new Set([...Object.keys(stored), ...Object.keys(mine), ...Object.keys(loaded)])) {
+    const was = loaded[type] ?? [];
+    const now = mine[type] ?? [];
+    const theirs = stored[type] ?? [];
+    const messages = startsWith(now, was)
+      ? [...theirs, ...now.slice(was.length)]
+      : [...now, ...(startsWith(theirs, was) ? theirs.slice(was.length) : theirs)];
+    if (messages.length > 0) merged[type] = messages;
+  }
+  return merged;
 }
 
 /** Marks a removed key among the changes (session values are JSON, never a symbol). */
