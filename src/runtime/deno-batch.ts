@@ -8,7 +8,9 @@
  * computes them together in the turn's check phase (turn-batch.ts measures the load; with one request
  * per turn, requests are answered at once, inside the call). Measured at 50 connections (bench/HISTORY.md,
  * the 15:05 run): 23.0 → 17.3 µs of server CPU per `GET /`, 44.8 → 22.1 µs per JSON echo. The
- * response is the same either way; only the moment it is computed changes.
+ * response is the same either way; only the moment it is computed changes. One client sees the moment:
+ * one that half-closes after its request. Deno drops a pending answer when it reads the FIN, where it
+ * sends one made inside the call, so such clients lose batched answers (README, "Decisions", Deno).
  */
 import type { App } from '../app/create-app.ts';
 import { meantName } from '../app/near-names.ts';
