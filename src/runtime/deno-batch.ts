@@ -13,7 +13,7 @@
  * sends one made inside the call, so such clients lose batched answers (README, "Decisions", Deno).
  */
 import type { App } from '../app/create-app.ts';
-import { meantName } from '../app/near-names.ts';
+import { knownOptions, shownValue as shown } from './option-names.ts';
 import { denoConnectionInfo, type DenoServeInfo } from '../http/source.ts';
 import { TurnBatcher } from './turn-batch.ts';
 
@@ -159,13 +159,6 @@ class Pending {
 /** Every option's name: a name not here (`requestTimeoutMs`) would be ignored without a word. */
 const OPTION_NAMES: { readonly [K in keyof DenoServeHandlerOptions]-?: true } = { batch: true, scheme: true, requestTimeout: true };
 
-/** A value as the messages below quote it (as serve()'s do). */
-function shown(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
-  return typeof value === 'function' ? 'a function' : String(value);
-}
-
 /**
  * Refuses what a JavaScript caller could pass by mistake, as serve() does for its own options: the
  * scheme only says `https` when it is exactly that, so `scheme: 'https:'` (a URL's `protocol`) served a
@@ -173,14 +166,7 @@ function shown(value: unknown): string {
  * `requestTimeout` left the default deadline; `batch: 'no'` batched. Undefined counts as not given.
  */
 function checkOptions(options: unknown): void {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`denoServeHandler() expects an options object, got ${shown(options)}.`);
-  const given = options as Record<string, unknown>;
-  for (const name of Object.keys(given)) {
-    if (Object.hasOwn(OPTION_NAMES, name)) continue;
-    const meant = meantName(name, Object.keys(OPTION_NAMES));
-    throw new TypeError(`Unknown denoServeHandler option "${name}"${meant !== null ? ` (did you mean "${meant}"?)` : ''}.`);
-  }
-  const { scheme, batch } = given;
+  const { scheme, batch } = knownOptions('denoServeHandler', options, Object.keys(OPTION_NAMES));
   if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') throw new TypeError(`The denoServeHandler option "scheme" must be "http" or "https", got ${shown(scheme)}.`);
   if (batch !== undefined && typeof batch !== 'boolean') throw new TypeError(`The denoServeHandler option "batch" must be true or false, got ${shown(batch)}.`);
 }

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { meantName } from '../../app/near-names.ts';
+import { knownOptions, shownValue as shown } from '../option-names.ts';
 import { isLoopback, publicDebugWarning } from '../listen-address.ts';
 import { batchUnderLoad } from '../node-batch.ts';
 import { onClientError, onConnect } from './client-errors.ts';
@@ -123,26 +123,13 @@ const SERVE_OPTION_NAMES: { readonly [K in keyof ServeOptions]-?: true } = {
 /** Names no edit distance finds (keyed lower-case): the app's configuration calls the address `host` (HOST). */
 const SERVE_OPTION_ALIASES: ReadonlyMap<string, string> = new Map([['host', 'hostname']]);
 
-/** A value as the messages below quote it: a string in quotes, so that a port given as "8000" shows as one. */
-function shown(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'an array' : 'an object';
-  return typeof value === 'function' ? 'a function' : String(value);
-}
-
 /**
  * Refuses what a JavaScript caller could pass by mistake: an unknown name (`host` bound to the
  * default 127.0.0.1 instead of the address asked), a port given as a string, a flag that is not a
  * boolean (`batch: 'no'` is truthy). Options given as `undefined` count as not given.
  */
 function checkServeOptions(options: unknown): void {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`serve() expects an options object, got ${shown(options)}.`);
-  const given = options as Record<string, unknown>;
-  for (const name of Object.keys(given)) {
-    if (Object.hasOwn(SERVE_OPTION_NAMES, name)) continue;
-    const meant = meantName(name, Object.keys(SERVE_OPTION_NAMES), SERVE_OPTION_ALIASES);
-    throw new TypeError(`Unknown serve option "${name}"${meant !== null ? ` (did you mean "${meant}"?)` : ''}.`);
-  }
+  const given = knownOptions('serve', options, Object.keys(SERVE_OPTION_NAMES), SERVE_OPTION_ALIASES);
   const { port, hostname } = given;
   if (port !== undefined && !(typeof port === 'number' && Number.isInteger(port) && port >= 0 && port <= 65535)) {
     throw new TypeError(`The serve option "port" must be an integer between 0 and 65535, got ${shown(port)}.`);
