@@ -12,15 +12,19 @@ const fixture = fileURLToPath(new URL('./node/fixture-own-sigterm.ts', import.me
 const child = () => childServer(fixture);
 const twoServers = fileURLToPath(new URL('./node/fixture-two-servers.ts', import.meta.url));
 
+/** A request the child answers after 600 ms: its status and body, or how it was cut. */
+const slowRequest = (port: number): Promise<string> =>
+  get(port, '/slow?ms=600').then(
+    (r) => `${r.status} ${r.body}`,
+    (e: Error) => `cut: ${e.message}`,
+  );
+
 describe('serve(): SIGTERM', { timeout: 20_000 }, () => {
   test('regression: one SIGTERM, with a handler of the application\'s own that calls close() first, cut the in-flight requests at once ("SIGTERM again") and never exited', async () => {
     const c = child();
     try {
       const port = await within(c.port, 8000, 'the child server to start');
-      const inflight = get(port, '/slow?ms=600').then(
-        (r) => `${r.status} ${r.body}`,
-        (e: Error) => `cut: ${e.message}`,
-      );
+      const inflight = slowRequest(port);
       await sleep(150);
       c.proc.kill('SIGTERM');
       assert.equal(await inflight, '200 done /slow?ms=600', c.stderr());
@@ -40,10 +44,7 @@ describe('serve(): SIGTERM with two servers in one process', { timeout: 20_000 }
     try {
       await within(c.port, 8000, 'the child servers to start');
       const second = Number(/SECOND (\d+)/.exec(out)?.[1]);
-      const inflight = get(second, '/slow?ms=600').then(
-        (r) => `${r.status} ${r.body}`,
-        (e: Error) => `cut: ${e.message}`,
-      );
+      const inflight = slowRequest(second);
       await sleep(150);
       c.proc.kill('SIGTERM');
       assert.equal(await inflight, '200 done /slow?ms=600', c.stderr());

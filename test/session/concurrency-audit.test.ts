@@ -8,6 +8,21 @@ const until = async (cond: () => boolean) => {
 };
 const cookieOf = (sid: string) => ({ headers: { cookie: `IRMSSESSID=${sid}` } });
 
+/** `/hold-show`: loads the flashes, says it has (`onEnter`), waits for `opened`, then shows and takes them. */
+function holdShowRoute(opened: Promise<unknown>, onEnter: () => void): RouteDefinition {
+  return {
+    name: 'hold_show',
+    path: '/hold-show',
+    controller: async (r) => {
+      const flashes = r.getSession().getFlashBag();
+      flashes.peekAll();
+      onEnter();
+      await opened;
+      return HttpResponse.json(flashes.all());
+    },
+  };
+}
+
 /** Pages that add or show flashes; `/hold-show` loads the flashes, waits for `release`, then shows them. */
 function flashApp() {
   const release = gate();
@@ -23,13 +38,7 @@ function flashApp() {
       return HttpResponse.text('added');
     } },
     { name: 'show', path: '/show', controller: (r) => HttpResponse.json(r.getSession().getFlashBag().all()) },
-    { name: 'hold_show', path: '/hold-show', controller: async (r) => {
-      const flashes = r.getSession().getFlashBag();
-      flashes.peekAll();
-      entered++;
-      await release.opened;
-      return HttpResponse.json(flashes.all());
-    } },
+    holdShowRoute(release.opened, () => entered++),
     { name: 'keep', path: '/keep', controller: (r) => { r.getSession().set('cart', 1); return HttpResponse.text('kept'); } },
   ];
   const { app } = testApp({ routes, sessionStore: new MemorySessionStore(), env: 'prod', debug: false });
@@ -65,13 +74,7 @@ test('regression: a request that emptied its copy of the session while a concurr
   let entered = 0;
   const routes: RouteDefinition[] = [
     { name: 'add', path: '/add', controller: (r) => { r.getSession().getFlashBag().add('info', 'hello'); return HttpResponse.text('added'); } },
-    { name: 'hold_show', path: '/hold-show', controller: async (r) => {
-      const flashes = r.getSession().getFlashBag();
-      flashes.peekAll();
-      entered++;
-      await release.opened;
-      return HttpResponse.json(flashes.all());
-    } },
+    holdShowRoute(release.opened, () => entered++),
     { name: 'login', path: '/login', methods: ['POST'], controller: (r) => { logIn(r, { memberId: 'm1', irmsToken: 'tok' }); return HttpResponse.text('in'); } },
     { name: 'me', path: '/me', controller: (r) => HttpResponse.text(getMember(r)?.memberId ?? 'anonymous') },
   ];
