@@ -6,10 +6,10 @@ import { httpDate, type Directives } from './cache-control.ts';
 
 type Computed<T> = T | ((request: KernelRequest) => T | Promise<T>);
 
-/** The `cache` route option (Sensio's @Cache). Durations are seconds. */
 /** Seconds: a number or a numeric string (`'60'`), as Sensio's annotation takes them; a phrase is refused. */
 export type CacheSeconds = number | string;
 
+/** The `cache` route option (Sensio's @Cache). Durations are seconds. */
 export interface CacheOptions {
   maxAge?: CacheSeconds;
   sMaxAge?: CacheSeconds;

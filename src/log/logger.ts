@@ -173,10 +173,7 @@ export class Logger {
     const keep = this.keeps(channel);
     if (!keep && !this.stream.accepts(level)) return;
     const record: LogRecord = { datetime: new Date(), channel, level, levelName, message, context, extra: this.maskedExtra() };
-    if (keep) {
-      if (this.records!.length < MAX_RECORDS_PER_REQUEST) this.records!.push(record);
-      else this.dropped++;
-    }
+    if (keep) this.retain(record);
     this.stream.write(record);
   }
 
@@ -186,8 +183,11 @@ export class Logger {
    * DebugProcessor sees every record the logger is given. Nothing is kept outside debug mode.
    */
   keep(levelName: LevelName, channel: string, message: string, context: Record<string, unknown> = {}): void {
-    if (!this.keeps(channel)) return;
-    const record: LogRecord = { datetime: new Date(), channel, level: LEVELS[levelName], levelName, message, context, extra: this.maskedExtra() };
+    if (this.keeps(channel)) this.retain({ datetime: new Date(), channel, level: LEVELS[levelName], levelName, message, context, extra: this.maskedExtra() });
+  }
+
+  /** Keeps a record of this request, up to MAX_RECORDS_PER_REQUEST; the ones past it are counted. */
+  private retain(record: LogRecord): void {
     if (this.records!.length < MAX_RECORDS_PER_REQUEST) this.records!.push(record);
     else this.dropped++;
   }

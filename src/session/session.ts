@@ -329,10 +329,15 @@ function memberInfo(data: Map<string, unknown>): { member: boolean; owner?: stri
   return { member: false };
 }
 
+/** Whether two session values are stored alike (session data is JSON). */
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 /** Whether `list` begins with the messages of `prefix` (JSON-wise). */
 function startsWith(list: unknown[], prefix: unknown[]): boolean {
   if (prefix.length > list.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (JSON.stringify(list[i]) !== JSON.stringify(prefix[i])) return false;
+  for (let i = 0; i < prefix.length; i++) if (!sameJson(list[i], prefix[i])) return false;
   return true;
 }
 
@@ -366,7 +371,7 @@ const REMOVED = Symbol('removed');
 function changesBetween(before: Map<string, unknown>, after: Map<string, unknown>): Map<string, unknown> {
   const changes = new Map<string, unknown>();
   for (const [key, value] of after) {
-    if (!before.has(key) || JSON.stringify(before.get(key)) !== JSON.stringify(value)) changes.set(key, value);
+    if (!before.has(key) || !sameJson(before.get(key), value)) changes.set(key, value);
   }
   for (const key of before.keys()) if (!after.has(key)) changes.set(key, REMOVED);
   return changes;
