@@ -88,6 +88,22 @@ describe('file store: a lock left behind', () => {
   });
 });
 
+describe('file store: an empty profile file dated ahead', () => {
+  test('regression: an empty file under a token\'s name, dated ahead, was waited for on every view of that token and outlived every sweep', async () => {
+    const dir = tempDir();
+    const planted = join(dir, 'abcdef.json');
+    writeFileSync(planted, '');
+    const ahead = new Date(Date.now() + 3_600_000);
+    utimesSync(planted, ahead, ahead);
+    const store = new FileProfileStore(dir, 1);
+    assert.equal(await store.isPending('abcdef'), false, 'no reservation: a view answers "not found" at once');
+    // Past max=1 the index is rewritten, and the first rewrite sweeps the directory.
+    await store.write(fakeProfile(hexToken(1)));
+    await store.write(fakeProfile(hexToken(2)));
+    assert.ok(!readdirSync(dir).includes('abcdef.json'), 'swept as an unfilled reservation');
+  });
+});
+
 describe('file store: a planted lock', () => {
   test('regression: a dangling symlink named index.lock was never found stale: no profile was indexed again', { timeout: 30_000 }, async () => {
     const dir = tempDir();

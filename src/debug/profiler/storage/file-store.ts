@@ -8,6 +8,7 @@ import { toStored, type StoredProfile } from '../stored.ts';
 import { BaseStore, RESERVATION_TTL_MS, search } from './base-store.ts';
 import { loadFs, type Fs } from './load-fs.ts';
 import { makeDirectory } from './make-directory.ts';
+import { PROFILE_LIMITS } from '../collect/limits.ts';
 import { isProfile, isProfileSummary } from './profile-shape.ts';
 import { DEFAULT_FILE_BYTES, DEFAULT_MAX_PROFILES, type ProfileStore, type SearchCriteria } from './profile-store.ts';
 
@@ -44,6 +45,11 @@ const RETRY_AFTER_MS = 1000;
 export const MAX_WAITING_WRITES = 256;
 /** How long the same store failure is not reported again (a list page asked for every second). */
 const REPORT_AGAIN_MS = 60_000;
+/**
+ * The largest profile file read: twice the collector's bound (PROFILE_LIMITS.profileBytes), so that a
+ * profile written by a build with a somewhat larger bound still reads, while a planted huge file does not.
+ */
+const MAX_PROFILE_FILE_BYTES = 2 * PROFILE_LIMITS.profileBytes;
 /** Evicted profile files unlinked at once: enough to overlap, few enough to leave the libuv pool to others. */
 const UNLINK_CHUNK = 8;
 
@@ -596,14 +602,15 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
 
   /** Removes reservations never filled and temporary files left by crashed processes. */
   private async sweep(fs: Fs, indexed: Set<string>): Promise<void> {
-    const cutoff = Date.now() - SWEEP_AGE_MS;
+    const now = Date.now();
     for (const name of await fs.readdir(this.dir)) {
       const isProfileFile = /^[0-9a-f]{6}\.json$/.test(name);
       if (!isProfileFile && !name.startsWith('.tmp-')) continue;
       if (isProfileFile && (indexed.has(name.slice(0, 6)) || this.reserved.has(name.slice(0, 6)))) continue;
       const path = `${this.dir}/${name}`;
       const stat = await fs.stat(path).catch(() => null);
-      if (stat && stat.mtimeMs < cutoff) await fs.unlink(path).catch(() => {});
+      // Dated far ahead counts as old too: such a file would otherwise outlive every sweep until then.
+      if (stat && Math.abs(now - stat.mtimeMs) > SWEEP_AGE_MS) await fs.unlink(path).catch(() => {});
     }
   }
 
@@ -729,6 +736,8 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
    * planted under a token's name (anyone who can create entries in a shared directory can) would
    * otherwise block the open, and with it one of libuv's four pool threads, for ever: four page views
    * stopped every file operation of the process. A device (a symlink to /dev/zero) is not read either.
+   * Nor is a file past MAX_PROFILE_FILE_BYTES, which no collector writes: read whole, a planted
+   * gigabyte was held in memory, as bytes and again as text, for each view of its token.
    */
   private async readRegularFile(fs: Fs, path: string): Promise<string | null> {
     let handle: Awaited<ReturnType<Fs['open']>>;
@@ -738,8 +747,17 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
       return null;
     }
     try {
-      if (!(await handle.stat()).isFile()) return null;
-      return await handle.readFile('utf8');
+      const stat = await handle.stat();
+      if (!stat.isFile() || stat.size > MAX_PROFILE_FILE_BYTES) return null;
+      // One byte more than the size seen is asked for: a file that grew after the stat is not read on.
+      // The store renames whole files into place, so only someone else's appends make one grow.
+      const bytes = new Uint8Array(stat.size + 1);
+      let filled = 0;
+      for (let got = -1; got !== 0; filled += got) {
+        if (filled === bytes.length) return null;
+        got = (await handle.read(bytes, filled, bytes.length - filled, filled)).bytesRead;
+      }
+      return new TextDecoder().decode(bytes.subarray(0, filled));
     } catch {
       return null;
     } finally {
@@ -752,7 +770,9 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     if (this.isLocallyReserved(token)) return true;
     const fs = await this.fs();
     const stat = await fs.stat(this.profilePath(token)).catch(() => null);
-    return stat !== null && stat.size === 0 && Date.now() - stat.mtimeMs < RESERVATION_TTL_MS;
+    // Either way from now, as the lock's age is read: an empty file dated ahead (a clock stepped back,
+    // or planted) would otherwise be waited for on every view of its token until that date.
+    return stat !== null && stat.size === 0 && Math.abs(Date.now() - stat.mtimeMs) < RESERVATION_TTL_MS;
   }
 
   /**
