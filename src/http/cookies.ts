@@ -28,7 +28,10 @@ function isBlank(c: number): boolean {
 }
 
 export interface CookieOptions {
-  /** Absolute expiry; omitted = a session cookie. */
+  /**
+   * Absolute expiry; omitted, or at or before 1970-01-01T00:00:00Z (Symfony's `expire` 0 and below), = a
+   * session cookie. To delete a cookie, use clearCookie.
+   */
   expires?: Date;
   maxAge?: number;
   path?: string;
@@ -102,14 +105,18 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
   const sameSite = options.sameSite === undefined ? 'lax' : options.sameSite === null || options.sameSite === '' ? null : String(options.sameSite).toLowerCase();
   if (sameSite !== null && !SAME_SITE.has(sameSite)) throw new Error(`The cookie SameSite ${JSON.stringify(options.sameSite)} is not lax, strict or none.`);
   const maxAge = options.maxAge === undefined ? undefined : Math.floor(options.maxAge);
+  // Cookie::expiresTimestamp: the expiry's whole second (format('U')), and none at all (a session cookie)
+  // unless it is after 1970-01-01T00:00:00Z.
+  const expire = options.expires === undefined ? 0 : Math.floor(options.expires.getTime() / 1000);
   let out: string;
   if (value === '') {
     out = `${name}=deleted; expires=${cookieDate(new Date(Date.now() - 31536001000))}; Max-Age=0`;
   } else {
     out = `${name}=${rawUrlEncode(value)}`;
-    if (options.expires) {
-      const seconds = maxAge ?? Math.round((options.expires.getTime() - Date.now()) / 1000);
-      out += `; expires=${cookieDate(options.expires)}; Max-Age=${Math.max(0, seconds)}`;
+    if (expire > 0) {
+      // Cookie::getMaxAge: that second minus time()'s, so Max-Age agrees with the `expires` written.
+      const seconds = maxAge ?? expire - Math.floor(Date.now() / 1000);
+      out += `; expires=${cookieDate(options.expires!)}; Max-Age=${Math.max(0, seconds)}`;
     } else if (maxAge !== undefined) {
       out += `; expires=${cookieDate(new Date(expiryFromNow(maxAge)))}; Max-Age=${Math.max(0, maxAge)}`;
     }

@@ -417,7 +417,9 @@ export class HttpResponse {
     let body = data === null || data === undefined ? '{}' : JSON.stringify(data) ?? 'null';
     if (body.includes('null')) body = JSON.stringify(data, refuseNonFinite) ?? 'null';
     const r = new HttpResponse(body, status, headers);
-    if (!r.headers.has('content-type')) r.headers.set('content-type', 'application/json');
+    // JsonResponse::update: none, or exactly `text/javascript` (what its JSONP callback had set), is replaced.
+    const type = r.headers.get('content-type');
+    if (type === null || type === 'text/javascript') r.headers.set('content-type', 'application/json');
     return r;
   }
 

@@ -35,6 +35,7 @@ const CHECKED_TYPES_KEPT = 64;
  *   gets `Pragma: no-cache` and `Expires: -1`;
  * - 1xx/204/304: no body, no Content-Type/Content-Length; HEAD: empty body, GET's headers kept (a
  *   stream body is cancelled, not read);
+ * - an attachment sent over HTTPS to MSIE < 9 loses its Cache-Control (ensureIEOverSSLCompatibility);
  * - Transfer-Encoding removes Content-Length; on an HTTPS request, cookies set without a `secure`
  *   option are marked `secure` (Cookie::setSecureDefault: `secure: false`, a cleared cookie and a
  *   line set raw stay as they are);
@@ -105,6 +106,8 @@ export class ResponseListener {
 
     if (request.source.protocol === 'HTTP/1.0') addHttp10CacheHeaders(headers);
 
+    if (isOldIeDownloadOverSsl(headers, request)) headers.delete('cache-control');
+
     // Response::prepare: Cookie::setSecureDefault(true), for the cookies set without a `secure` option only.
     if (headers.has('set-cookie') && request.isSecure()) headers.setSecureDefault();
   });
@@ -120,6 +123,35 @@ function addHttp10CacheHeaders(headers: ResponseHeaders): void {
   if (cacheControl === null || !cacheControl.includes('no-cache')) return;
   headers.set('pragma', 'no-cache');
   headers.set('expires', '-1');
+}
+
+const ATTACHMENT = /attachment/i;
+const MSIE = /MSIE /i;
+/** The start of a string PHP's `(int)` cast reads as a number (leading-numeric strings). */
+const PHP_LEADING_NUMBER = /^[ \t\n\r\v\f]*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/;
+
+/**
+ * Response::ensureIEOverSSLCompatibility (called by prepare): an attachment sent over HTTPS to Internet
+ * Explorer before 9 goes without Cache-Control, which those browsers refuse to save a download with
+ * (https://support.microsoft.com/kb/323308). The version is read as Symfony reads it:
+ * `(int) preg_replace('/(MSIE )(.*?);/', '$2', $match[0])`, whose pattern is case-sensitive where the
+ * match was not, so `msie 10.0;` reads as 0.
+ */
+function isOldIeDownloadOverSsl(headers: ResponseHeaders, request: ResponseEvent['request']): boolean {
+  const disposition = headers.get('content-disposition');
+  if (disposition === null || !ATTACHMENT.test(disposition)) return false;
+  // preg_match('/MSIE (.*?);/i'): the first `MSIE ` up to the next `;` (if no `;` follows the first, none
+  // follows a later one). Found with two linear scans: the pattern itself backtracks from every `MSIE `
+  // of a hostile User-Agent to its end.
+  const agent = request.headers.get('user-agent') ?? '';
+  const start = agent.search(MSIE);
+  const end = start < 0 ? -1 : agent.indexOf(';', start + 5);
+  if (end < 0 || !request.isSecure()) return false;
+  const match = agent.slice(start, end + 1);
+  const number = PHP_LEADING_NUMBER.exec(match.startsWith('MSIE ') ? match.slice(5, -1) : match);
+  // PHP casts an infinite float (`1e999`) to 0.
+  const version = number === null ? 0 : Math.trunc(Number(number[0]));
+  return !Number.isFinite(version) || version < 9;
 }
 
 const encoder = new TextEncoder();
