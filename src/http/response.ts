@@ -493,8 +493,13 @@ export class HttpResponse {
     return REDIRECT_STATUSES.has(this.status) && (location === undefined || location === this.headers.get('location'));
   }
 
+  /**
+   * A status sent without a body: Symfony's 1xx, 204 and 304 (Response::prepare), and 205, which Fetch
+   * allows no body either (a null body status). Symfony would send a 205's body; here the ResponseListener
+   * drops it, so that `app.fetch` answers the 205 rather than a 500 and every host sends the same.
+   */
   isEmptyStatus(): boolean {
-    return this.status === 204 || this.status === 304 || (this.status >= 100 && this.status < 200);
+    return this.status === 204 || this.status === 304 || this.status === 205 || (this.status >= 100 && this.status < 200);
   }
 
   /** The body as a string when it is one (or bytes); null for streams. */
@@ -545,7 +550,7 @@ export class HttpResponse {
   isServerError(): boolean {
     return this.status >= 500 && this.status < 600;
   }
-  /** Response::isEmpty: 204 or 304 only (isEmptyStatus also counts 1xx, for what the hosts send). */
+  /** Response::isEmpty: 204 or 304 only (isEmptyStatus also counts 1xx and 205, for what the hosts send). */
   isEmpty(): boolean {
     return this.status === 204 || this.status === 304;
   }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HttpResponse, type RouteDefinition } from '../../src/index.ts';
 import { serializeCookie } from '../../src/http/cookies.ts';
+import { serve } from '../../src/runtime/node.ts';
 import { send, testApp } from '../pipeline/harness.ts';
 
 const IE8 = 'Mozilla/4.0 (compatible; MSIE 8.0; Windows NT 6.1; Trident/4.0)';
@@ -95,4 +96,22 @@ test('regression: json() kept a Content-Type of text/javascript (sent with a cha
   // Any other type given is the application's own, kept as it is.
   assert.equal(HttpResponse.json({ a: 1 }, 200, { 'content-type': 'text/javascript; charset=UTF-8' }).headers.get('content-type'), 'text/javascript; charset=UTF-8');
   assert.equal(HttpResponse.json({ a: 1 }, 200, { 'content-type': 'application/problem+json' }).headers.get('content-type'), 'application/problem+json');
+});
+
+test('regression: a 205 with a body was a 500 from app.fetch (Fetch allows a 205 no body) while Node sent the body; now every host sends the 205 without one', async () => {
+  const routes: RouteDefinition[] = [{ name: 'reset', path: '/reset', controller: () => HttpResponse.html('<p>form reset</p>', 205) }];
+  const { app } = testApp({ routes });
+  const fetched = await send(app, '/reset');
+  assert.equal(fetched.status, 205);
+  assert.equal(await fetched.text(), '');
+  assert.equal(fetched.headers.get('content-type'), null, 'no body, no Content-Type (as for a 204)');
+
+  const server = await serve(app, { port: 0, hostname: '127.0.0.1', handleSignals: false });
+  try {
+    const served = await fetch(`http://127.0.0.1:${server.port}/reset`);
+    assert.equal(served.status, 205);
+    assert.equal(await served.text(), '');
+  } finally {
+    await server.close(1000);
+  }
 });
