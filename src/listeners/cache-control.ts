@@ -44,12 +44,23 @@ export function computedCacheControl(directives: Directives, hasValidators: bool
   return `${header}, private`;
 }
 
-/** An HTTP date (`Sun, 22 Nov 2026 10:00:00 GMT`) from a Date, a date string or unix seconds; null when invalid. */
+/** An ISO 8601 date-time (`T` or a space between date and time) without an offset (`Z`, `+02:00`). */
+const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?$/;
+
+/**
+ * An HTTP date (`Sun, 22 Nov 2026 10:00:00 GMT`) from a Date, a date string or unix seconds; null when
+ * invalid. A date-time written without an offset is UTC, as strtotime reads it under PHP's default zone
+ * (Sensio's `expires`, a `lastModified` DateTime built from such a string): `new Date` would read it in
+ * the host's zone, so a host west of UTC sent a later Expires and Last-Modified, and answered 200 to an
+ * If-Modified-Since that matched. A plain date (`2037-01-01`) is UTC in ECMAScript already.
+ */
 export function httpDate(value: unknown): string | null {
   let date: Date;
   if (value instanceof Date) date = value;
   else if (typeof value === 'number') date = new Date(value * 1000);
-  else if (typeof value === 'string') date = new Date(value);
-  else return null;
+  else if (typeof value === 'string') {
+    const text = value.trim();
+    date = new Date(LOCAL_DATE_TIME.test(text) ? `${text.replace(' ', 'T')}Z` : value);
+  } else return null;
   return Number.isNaN(date.getTime()) ? null : date.toUTCString();
 }

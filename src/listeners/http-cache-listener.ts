@@ -102,7 +102,7 @@ export class HttpCacheListener {
     setIfAbsent(directives, 'stale-while-revalidate', options.staleWhileRevalidate);
     setIfAbsent(directives, 'stale-if-error', options.staleIfError);
     if (options.expires !== undefined && !headers.has('expires')) {
-      const expires = cacheDate(options.expires);
+      const expires = httpDate(options.expires);
       if (expires !== null) headers.set('expires', expires);
     }
     if (options.vary !== undefined) {
@@ -166,24 +166,10 @@ function headerSafe(run: string): string {
   return out;
 }
 
-/** An ISO 8601 date-time (`T` or a space between date and time) without an offset (`Z`, `+02:00`). */
-const LOCAL_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?$/;
-
-/**
- * The HTTP date of an `expires` or `lastModified` value. A date-time written without an offset is UTC,
- * as strtotime reads it under PHP's default zone (Sensio's `expires`; a `lastModified` DateTime built
- * from such a string): `new Date` reads it in the host's zone, so a host west of UTC sent a later
- * Expires and Last-Modified, and answered 200 to an If-Modified-Since that matched. A plain date
- * (`2037-01-01`) is UTC in ECMAScript already.
- */
-function cacheDate(value: unknown): string | null {
-  return httpDate(typeof value === 'string' && LOCAL_DATE_TIME.test(value.trim()) ? `${value.trim().replace(' ', 'T')}Z` : value);
-}
-
 function validate(event: ControllerEvent, etag: string | undefined, lastModified: Date | string | number | undefined): void {
   const request = event.request;
   const tag = etag === undefined || etag === null || etag === '' ? null : quoteEtag(String(etag));
-  const modified = lastModified === undefined || lastModified === null ? null : cacheDate(lastModified);
+  const modified = lastModified === undefined || lastModified === null ? null : httpDate(lastModified);
   if (tag !== null) request.attributes.set(ETAG_ATTRIBUTE, tag);
   if (request.isMethodCacheable() && validatorsMatch(request, tag, modified)) {
     event.setController(notModifiedController(tag, modified));
