@@ -84,10 +84,17 @@ export class FirewallListener {
 
   /**
    * runFirewall with the firewall's listeners in Symfony's order (Firewall::onKernelRequest sorts them by
-   * priority): ChannelListener (256) answers a request on the wrong scheme before anything else;
-   * authentication and the LogoutListener (-127) as above; then AccessListener (-255) applies the first
-   * matching rule. A rule that asks something of the member (AccessListener::supports) makes a lazy
-   * firewall authenticate now (LazyFirewallContext); a rule asking nothing, or none, leaves it lazy.
+   * priority): ChannelListener (256) answers a request on the wrong scheme before anything else; then
+   * authentication, the LogoutListener (-127) and AccessListener (-255), which applies the first matching
+   * rule. A rule that asks something of the member (AccessListener::supports) makes a lazy firewall
+   * authenticate now (LazyFirewallContext); a rule asking nothing, or none, leaves it lazy.
+   *
+   * Where the LogoutListener runs depends on the firewall's context, as in Symfony 5.4. A FirewallContext's
+   * listeners are one sorted list, so the logout (-127) comes before the AccessListener (-255). A lazy one
+   * (SecurityExtension makes every `lazy` firewall that is not `stateless` a LazyFirewallContext) is a single
+   * listener of priority 0 holding all of them, ChannelListener and AccessListener included, so
+   * Firewall::onKernelRequest yields the LogoutListener after it: a rule denying the logout path is
+   * applied first (the login redirect, 401 or 403), and only a request it lets through is logged out.
    */
   private runFirewallWithAccess(event: RequestEvent, access: AccessMap): void | Promise<void> {
     const request = event.request;
@@ -95,11 +102,18 @@ export class FirewallListener {
     if (firewall === null) return;
     const rule = access.match(request);
     if (rule !== null && rule.channel !== null && wrongChannel(request, rule)) return event.setResponse(channelRedirect(request));
-    if (firewall.logoutPath !== null && requestsLogout(request, firewall.logoutPath)) return logout(event, this.authenticator, firewall);
-    if (rule === null || !rule.checksAccess) return this.authenticateUnlessLazy(request, firewall);
+    const logsOut = firewall.logoutPath !== null && requestsLogout(request, firewall.logoutPath);
+    if (logsOut && !(firewall.lazy && !firewall.stateless)) return logout(event, this.authenticator, firewall);
+    if (rule === null || !rule.checksAccess) return logsOut ? logout(event, this.authenticator, firewall) : this.authenticateUnlessLazy(request, firewall);
+    const decide = () => {
+      const decided = decideAccess(request, rule);
+      if (!logsOut) return decided;
+      if (decided) return decided.then(() => logout(event, this.authenticator, firewall));
+      return logout(event, this.authenticator, firewall);
+    };
     const pending = this.authenticator.authenticate(request);
-    if (pending) return pending.then(() => decideAccess(request, rule));
-    return decideAccess(request, rule);
+    if (pending) return pending.then(decide);
+    return decide();
   }
 
   readonly onKernelFinishRequest = listener<'kernel.finish_request'>('FirewallListener::onKernelFinishRequest', 'firewall cleanup', (event: FinishRequestEvent) => {

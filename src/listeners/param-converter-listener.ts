@@ -68,14 +68,21 @@ function convert(request: KernelRequest, name: string, spec: ConverterSpec): voi
     store(request, name, converted);
     return;
   }
+  // DateTimeParamConverter: `if (!$value && $configuration->isOptional())` sets null, and PHP's `!'0'` is true.
+  if (optional && converter === 'date' && value === '0') {
+    attributes.set(name, null);
+    return;
+  }
   // A value that already has the converter's type (a route default such as a Date) is left as it is,
   // as Sensio's manager leaves an attribute that already holds an object of the wanted class.
   if (alreadyConverted(converter, value)) return;
   const text = String(value);
   switch (converter) {
     case 'int': {
-      if (!INTEGER.test(text) || !Number.isSafeInteger(Number(text))) throw new NotFoundHttpException(`Invalid integer given for parameter "${name}".`);
-      attributes.set(name, Number(text));
+      const int = Number(text);
+      if (!INTEGER.test(text) || !Number.isSafeInteger(int)) throw new NotFoundHttpException(`Invalid integer given for parameter "${name}".`);
+      // `-0` is the integer 0, as PHP's int is: Number('-0') is the float -0 (`Object.is`, `toLocaleString()` → "-0").
+      attributes.set(name, int === 0 ? 0 : int);
       return;
     }
     case 'float': {
@@ -90,9 +97,12 @@ function convert(request: KernelRequest, name: string, spec: ConverterSpec): voi
       return;
     }
     case 'date': {
+      // Sensio's DateTimeParamConverter (since 5.5) reads a value FILTER_VALIDATE_INT accepts with min_range 0
+      // as a Unix timestamp: `/events/1700000000` is 2023-11-14T22:13:20Z, not a 404.
+      const seconds = unixTimestamp(text);
       // One zone for every form: a date-time without an offset is UTC, as a plain date is in ECMAScript
       // (new Date would read it in the host's zone, so one URL would name different instants).
-      const date = DATE.test(text) ? new Date(HAS_TIME.test(text) && !HAS_OFFSET.test(text) ? `${text.replace(' ', 'T')}Z` : text) : null;
+      const date = seconds !== null ? new Date(seconds * 1000) : DATE.test(text) ? new Date(HAS_TIME.test(text) && !HAS_OFFSET.test(text) ? `${text.replace(' ', 'T')}Z` : text) : null;
       if (date === null || Number.isNaN(date.getTime())) throw new NotFoundHttpException(`Invalid date given for parameter "${name}".`);
       attributes.set(name, date);
       return;
@@ -101,6 +111,21 @@ function convert(request: KernelRequest, name: string, spec: ConverterSpec): voi
       throw new Error(`Unknown converter ${JSON.stringify(converter)} for parameter "${name}" (use int, float, date, bool or a function).`);
   }
 }
+
+/**
+ * The seconds of a value PHP's `filter_var($value, FILTER_VALIDATE_INT, ['options' => ['min_range' => 0]])`
+ * accepts (PHP's whitespace trimmed; `0`, or digits without a leading zero after an optional `+`; at most PHP_INT_MAX), or
+ * null. A timestamp beyond what a Date holds (±8.64e12 s) gives an invalid Date, hence the 404.
+ */
+function unixTimestamp(text: string): number | null {
+  const m = TIMESTAMP.exec(text);
+  if (m === null) return null;
+  const digits = m[1] ?? '0';
+  if (digits.length > 19 || (digits.length === 19 && digits > '9223372036854775807')) return null;
+  return Number(digits);
+}
+
+const TIMESTAMP = /^[ \t\r\n\v]*(?:0|\+?([1-9][0-9]*))[ \t\r\n\v]*$/;
 
 /** A date-time part; and an offset (`Z`, `+02:00`, `+0200`) at its end. */
 const HAS_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d/;

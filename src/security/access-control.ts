@@ -8,6 +8,7 @@ import { securityContext, type SecurityPredicate } from '../listeners/security-l
 import { meantName } from '../app/near-names.ts';
 import { getMember, isGranted, isVotedAttribute } from './member.ts';
 import { compilePcre } from './pcre-pattern.ts';
+import { rawUrlDecodeBytes, utf8ByteString } from './byte-path.ts';
 
 /**
  * One `access_control` entry of Symfony's SecurityBundle. The request parts are those of its
@@ -16,7 +17,8 @@ import { compilePcre } from './pcre-pattern.ts';
 export interface AccessControlRule {
   /**
    * Regex tested against the URL-decoded path (`^/admin`); a string is read as PCRE's `{…}` (no flags, `$` also
-   * before a final newline, `\A` / `\z` / `\Z` anchors), a RegExp as JavaScript reads it.
+   * before a final newline, `\A` / `\z` / `\Z` anchors, pattern and path as UTF-8 bytes, so `.` is one byte
+   * of an `é`), a RegExp as JavaScript reads it (on the decoded text).
    */
   path?: string | RegExp;
   /** Regex tested case-insensitively against the host (without port). */
@@ -43,6 +45,8 @@ const RULE_KEYS = ['path', 'host', 'methods', 'ips', 'port', 'roles', 'allowIf',
 /** A rule compiled when the app is built. */
 export interface AccessRule {
   readonly path: RegExp | null;
+  /** The path pattern was a string, read as PCRE reads it without `u`: tested against the path's bytes (byte-path.ts). */
+  readonly pathBytes: boolean;
   readonly host: RegExp | null;
   readonly methods: readonly string[] | null;
   readonly ips: IpMatcher | null;
@@ -54,30 +58,35 @@ export interface AccessRule {
    * PUBLIC_ACCESS or only IS_AUTHENTICATED_ANONYMOUSLY), so a lazy firewall authenticates at once.
    */
   readonly checksAccess: boolean;
+  /** The attributes are exactly `[PUBLIC_ACCESS]`, the one list AuthenticatedVoter grants PUBLIC_ACCESS for. */
+  readonly publicOnly: boolean;
   readonly channel: 'http' | 'https' | null;
 }
 
 /** Symfony's AccessMap: the rules in order, the first whose request matcher matches decides. */
 export class AccessMap {
-  private readonly hasPaths: boolean;
+  private readonly textPaths: boolean;
+  private readonly bytePaths: boolean;
 
   constructor(readonly rules: readonly AccessRule[]) {
-    this.hasPaths = rules.some((rule) => rule.path !== null);
+    this.textPaths = rules.some((rule) => rule.path !== null && !rule.pathBytes);
+    this.bytePaths = rules.some((rule) => rule.path !== null && rule.pathBytes);
   }
 
   /** AccessMap::getPatterns: the first matching rule, or null. */
   match(request: KernelRequest): AccessRule | null {
-    // RequestMatcher tests `rawurldecode($request->getPathInfo())`.
-    const path = this.hasPaths ? rawUrlDecode(request.pathInfo) : '';
-    for (const rule of this.rules) if (matches(rule, request, path)) return rule;
+    // RequestMatcher tests `rawurldecode($request->getPathInfo())`: as bytes for PCRE patterns, as text for RegExps.
+    const path = this.textPaths ? rawUrlDecode(request.pathInfo) : '';
+    const bytes = this.bytePaths ? rawUrlDecodeBytes(request.pathInfo) : '';
+    for (const rule of this.rules) if (matches(rule, request, path, bytes)) return rule;
     return null;
   }
 }
 
 /** RequestMatcher::matches (5.4), in its order: methods, path, host, port, then the client IP. */
-function matches(rule: AccessRule, request: KernelRequest, path: string): boolean {
+function matches(rule: AccessRule, request: KernelRequest, path: string, bytes: string): boolean {
   if (rule.methods !== null && !rule.methods.includes(request.method)) return false;
-  if (rule.path !== null && !rule.path.test(path)) return false;
+  if (rule.path !== null && !rule.path.test(rule.pathBytes ? bytes : path)) return false;
   if (rule.host !== null && !rule.host.test(request.getHost())) return false;
   if (rule.port > 0 && request.getPort() !== rule.port) return false;
   return rule.ips === null || rule.ips.matches(request.getClientIp());
@@ -85,13 +94,17 @@ function matches(rule: AccessRule, request: KernelRequest, path: string): boolea
 
 /**
  * The AccessListener's decision for a matching rule whose token is settled: granted when the member has
- * one of its attributes or its `allowIf` answers true, else AccessDeniedException ("Access Denied."),
+ * one of its attributes or its `allowIf` answers true (`PUBLIC_ACCESS` grants only as the rule's sole
+ * attribute, as Symfony's AuthenticatedVoter decides it), else AccessDeniedException ("Access Denied."),
  * which the firewall's ExceptionListener answers with the entry point (anonymous and remember-me
  * members) or a 403. Symfony's AccessListener logs nothing itself.
  */
 export function decideAccess(request: KernelRequest, rule: AccessRule): void | Promise<void> {
+  if (rule.publicOnly) return;
   const member = getMember(request);
-  for (const attribute of rule.roles) if (isGranted(member, attribute)) return;
+  // AuthenticatedVoter grants PUBLIC_ACCESS only when it is the whole list (`$attributes === [PUBLIC_ACCESS]`);
+  // beside another role or an allow_if expression it is no attribute any voter grants.
+  for (const attribute of rule.roles) if (attribute !== 'PUBLIC_ACCESS' && isGranted(member, attribute)) return;
   if (rule.allowIf !== null) {
     const verdict = rule.allowIf(securityContext(request));
     if (isThenable(verdict)) {
@@ -159,7 +172,7 @@ function compileRule(rule: unknown, index: number): AccessRule {
   // request and ask nothing, hiding the rules after it ("One or more access control items are empty").
   if (RULE_KEYS.every((key) => isEmpty(r[key]))) throw fail('is empty');
 
-  const path = pattern(r.path, '', () => fail(`"path" must be a regex (a string or a RegExp), got ${describe(r.path)}`), (error) => fail(`"path" ${error}`));
+  const path = pattern(r.path, '', () => fail(`"path" must be a regex (a string or a RegExp), got ${describe(r.path)}`), (error) => fail(`"path" ${error}`), true);
   const host = pattern(r.host, 'i', () => fail(`"host" must be a regex (a string or a RegExp), got ${describe(r.host)}`), (error) => fail(`"host" ${error}`));
   const methods = list(r.methods, (refused) => fail(`"methods" must be a method or a list of methods, got ${describe(refused)}`));
   for (const method of methods ?? []) if (!/^[A-Za-z]+$/.test(method)) throw fail(`"methods" has "${method}", which is no method`);
@@ -179,6 +192,7 @@ function compileRule(rule: unknown, index: number): AccessRule {
   const onlyPublic = roles.length === 1 && (roles[0] === 'PUBLIC_ACCESS' || roles[0] === 'IS_AUTHENTICATED_ANONYMOUSLY');
   return Object.freeze({
     path,
+    pathBytes: typeof r.path === 'string',
     host,
     methods: methods === null || methods.length === 0 ? null : Object.freeze(methods.map((m) => m.toUpperCase())),
     ips: ipList === null || ipList.length === 0 ? null : new IpMatcher(ipList),
@@ -186,12 +200,16 @@ function compileRule(rule: unknown, index: number): AccessRule {
     roles: Object.freeze(roles),
     allowIf,
     checksAccess: allowIf !== null || (roles.length > 0 && !onlyPublic),
+    publicOnly: allowIf === null && roles.length === 1 && roles[0] === 'PUBLIC_ACCESS',
     channel: (r.requiresChannel as 'http' | 'https' | undefined) ?? null,
   });
 }
 
-/** A regex option: a string compiled with `flags`, or a RegExp without its `g`/`y` state (and with `flags` added). */
-function pattern(value: unknown, flags: string, wrongType: () => Error, badSource: (message: string) => Error): RegExp | null {
+/**
+ * A regex option: a string compiled with `flags` (as its UTF-8 bytes when `bytes`, byte-path.ts), or a RegExp
+ * without its `g`/`y` state (and with `flags` added).
+ */
+function pattern(value: unknown, flags: string, wrongType: () => Error, badSource: (message: string) => Error, bytes = false): RegExp | null {
   if (value === undefined) return null;
   if (value instanceof RegExp) {
     const own = value.flags.replace(/[gy]/g, '');
@@ -199,7 +217,10 @@ function pattern(value: unknown, flags: string, wrongType: () => Error, badSourc
   }
   if (typeof value !== 'string') throw wrongType();
   try {
-    return compilePcre(value, flags);
+    // Compiled as written first, so that a syntax error quotes the pattern the application wrote.
+    const compiled = compilePcre(value, flags);
+    const source = bytes ? utf8ByteString(value) : value;
+    return source === value ? compiled : compilePcre(source, flags);
   } catch (error) {
     throw badSource(`does not compile: ${(error as Error).message}`);
   }

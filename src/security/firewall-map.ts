@@ -1,6 +1,7 @@
 import type { KernelRequest } from '../http/request.ts';
 import { rawUrlDecode } from '../http/url-encode.ts';
 import { compilePcre } from './pcre-pattern.ts';
+import { rawUrlDecodeBytes, utf8ByteString } from './byte-path.ts';
 import type { AccessMap } from './access-control.ts';
 
 /**
@@ -11,7 +12,8 @@ export interface FirewallConfig {
   name: string;
   /**
    * Tested against the decoded path (`^/admin/`); omitted = every path. Compiled once; a string as PCRE
-   * reads Symfony's (`$` also before a final newline, `\A`/`\z` anchors), a RegExp as JavaScript does.
+   * reads Symfony's (`$` also before a final newline, `\A`/`\z` anchors, pattern and path as UTF-8 bytes), a
+   * RegExp as JavaScript does (on the decoded text).
    */
   pattern?: RegExp | string;
   /** `false`: no authentication at all (Symfony's `security: false`). Default true. */
@@ -52,6 +54,8 @@ export interface FirewallConfig {
 export interface Firewall {
   readonly name: string;
   readonly pattern: RegExp | null;
+  /** The pattern was a string, read as PCRE reads it without `u`: tested against the path's bytes (byte-path.ts). */
+  readonly patternBytes: boolean;
   readonly security: boolean;
   readonly stateless: boolean;
   readonly lazy: boolean;
@@ -111,10 +115,11 @@ export class FirewallMap {
         if (config.logoutPath === undefined) throw new Error(`Firewall "${config.name}": logoutCsrfTokenId needs a logoutPath.`);
         if (!security || stateless) throw new Error(`Firewall "${config.name}": logoutCsrfTokenId needs a stateful firewall (CSRF tokens are kept in the session).`);
       }
-      const pattern = config.pattern === undefined ? null : config.pattern instanceof RegExp ? new RegExp(config.pattern.source, config.pattern.flags.replace(/[gy]/g, '')) : compilePcre(config.pattern);
+      const pattern = config.pattern === undefined ? null : config.pattern instanceof RegExp ? new RegExp(config.pattern.source, config.pattern.flags.replace(/[gy]/g, '')) : compileBytes(config.pattern);
       const firewall: Firewall = Object.freeze({
         name: config.name,
         pattern,
+        patternBytes: typeof config.pattern === 'string',
         security,
         stateless,
         lazy: config.lazy ?? true,
@@ -139,10 +144,12 @@ export class FirewallMap {
   match(pathInfo: string): Firewall | null {
     const known = this.byPath.get(pathInfo);
     if (known !== undefined) return known;
-    const path = decodePath(pathInfo);
+    let path: string | null = null;
+    let bytes: string | null = null;
     let found: Firewall | null = null;
     for (const firewall of this.firewalls) {
-      if (firewall.pattern === null || firewall.pattern.test(path)) {
+      const pattern = firewall.pattern;
+      if (pattern === null || pattern.test(firewall.patternBytes ? (bytes ??= rawUrlDecodeBytes(pathInfo)) : (path ??= decodePath(pathInfo)))) {
         found = firewall;
         break;
       }
@@ -161,6 +168,13 @@ export class FirewallMap {
     for (const f of this.firewalls) if (f.context !== '' && !out.includes(f.context)) out.push(f.context);
     return out;
   }
+}
+
+/** A string pattern as PCRE reads it without `u`, on bytes (a syntax error quotes the pattern as written). */
+function compileBytes(source: string): RegExp {
+  const compiled = compilePcre(source);
+  const bytes = utf8ByteString(source);
+  return bytes === source ? compiled : compilePcre(bytes);
 }
 
 /**

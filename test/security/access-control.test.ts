@@ -144,11 +144,15 @@ describe('accessControl: roles', () => {
     assert.deepEqual(seen.slice(-2), ['/admin/users 42', '/account -']);
   });
 
-  test('the logout path is logged out before the rules apply, as Symfony\'s LogoutListener runs before the AccessListener', async () => {
-    const { app } = setup([{ path: '^/', roles: 'ROLE_USER' }]);
-    const r = await send(app, '/logout');
+  test('on a lazy firewall the rules apply before the logout path is logged out (LazyFirewallContext runs before the LogoutListener); a rule opening it lets the logout run', async () => {
+    const denied = setup([{ path: '^/', roles: 'ROLE_USER' }]);
+    const r = await send(denied.app, '/logout');
     assert.equal(r.status, 302);
-    assert.equal(r.headers.get('location'), 'http://localhost/');
+    assert.equal(r.headers.get('location'), 'http://localhost/login');
+    const open = setup([{ path: '^/logout', roles: 'PUBLIC_ACCESS' }, { path: '^/', roles: 'ROLE_USER' }]);
+    const out = await send(open.app, '/logout');
+    assert.equal(out.status, 302);
+    assert.equal(out.headers.get('location'), 'http://localhost/');
   });
 
   test('rules do not apply on a firewall without security', async () => {
