@@ -1,12 +1,12 @@
 import type { ControllerArgumentsEvent } from '../kernel/events.ts';
 import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
-import { getMember, isGranted } from '../security/member.ts';
+import { getMember, isGrantedAny } from '../security/member.ts';
 import { denied } from './security-listener.ts';
 
 /**
  * The `isGranted` route option (Sensio's @IsGranted): a role or authentication attribute
  * (`'ROLE_ADMIN'`, `'IS_AUTHENTICATED_FULLY'`), a list of them (any one grants access, like Symfony's
- * affirmative decision), or `{ attributes, message?, statusCode? }`.
+ * affirmative decision; `PUBLIC_ACCESS` only alone), or `{ attributes, message?, statusCode? }`.
  */
 export type IsGrantedOption = string | string[] | { attributes: string | string[]; message?: string; statusCode?: number | string | null };
 
@@ -25,7 +25,7 @@ export class IsGrantedListener {
       const spec = typeof option === 'object' && !Array.isArray(option) ? option : { attributes: option };
       const attributes = Array.isArray(spec.attributes) ? spec.attributes : [spec.attributes];
       const member = getMember(request);
-      for (const attribute of attributes) if (isGranted(member, attribute)) return;
+      if (isGrantedAny(member, attributes)) return;
       const shown = attributes.length === 1 ? `"${attributes[0]}"` : `[${attributes.map((a) => `"${a}"`).join(', ')}]`;
       // Sensio's IsGrantedListener: `$configuration->getMessage() ?: sprintf(…)`, so an empty message is the default one.
       throw denied(member, spec.message || `Access Denied by controller annotation @IsGranted(${shown})`, spec.statusCode);

@@ -98,6 +98,17 @@ export function isGranted(member: Member | null, attribute: string): boolean {
   return attribute === 'ROLE_USER' || (attribute.startsWith('ROLE_') && member.roles.includes(attribute));
 }
 
+/**
+ * Symfony's isGranted for a list of attributes under the affirmative strategy: any one grants. Except
+ * `PUBLIC_ACCESS`, which AuthenticatedVoter grants only when it is the whole list (`$attributes ===
+ * [self::PUBLIC_ACCESS]`): beside another attribute it is no attribute any voter grants.
+ */
+export function isGrantedAny(member: Member | null, attributes: readonly string[]): boolean {
+  if (attributes.length === 1) return isGranted(member, attributes[0]!);
+  for (const attribute of attributes) if (attribute !== 'PUBLIC_ACCESS' && isGranted(member, attribute)) return true;
+  return false;
+}
+
 /** Attributes some voter decides on (RoleVoter's `ROLE_*`, AuthenticatedVoter's): others are always denied. */
 export function isVotedAttribute(attribute: string): boolean {
   return attribute.startsWith('ROLE_') || AUTHENTICATED_ATTRIBUTES.has(attribute);

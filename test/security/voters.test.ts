@@ -23,3 +23,17 @@ test('an accessControl role no voter decides is refused when the app is built, w
   assert.throws(() => createApp({ routes, accessControl: [{ path: '^/admin', roles: ['admin'] }] }), /"roles" has "admin", which no voter decides .*roles start with ROLE_/);
   assert.doesNotThrow(() => createApp({ routes, accessControl: [{ path: '^/admin', roles: ['ROLE_ADMIN', 'IS_AUTHENTICATED_FULLY'] }, { path: '^/', roles: 'PUBLIC_ACCESS' }] }));
 });
+
+test('regression: the isGranted option let everyone in when PUBLIC_ACCESS was listed beside a role; AuthenticatedVoter grants PUBLIC_ACCESS only alone', async () => {
+  const open: RouteDefinition[] = [
+    ...routes,
+    { name: 'public_or_editor', path: '/public-or-editor', controller: () => HttpResponse.text('open'), options: { isGranted: ['PUBLIC_ACCESS', 'ROLE_EDITOR'] } },
+    { name: 'public_only', path: '/public-only', controller: () => HttpResponse.text('open'), options: { isGranted: ['PUBLIC_ACCESS'] } },
+  ];
+  const { app } = testApp({ routes: open, sessionStore: new MemorySessionStore(), environment: { APP_SECRET: 'voters-secret' } });
+  const json = { headers: { accept: 'application/json' } };
+  assert.equal((await send(app, '/public-or-editor', json)).status, 401, 'anonymous: the role decides');
+  assert.equal((await send(app, '/public-only', json)).status, 200, 'alone, PUBLIC_ACCESS grants');
+  const sid = setCookies(await send(app, '/login', { method: 'POST' })).get('IRMSSESSID')!.value;
+  assert.equal((await send(app, '/public-or-editor', { headers: { cookie: `IRMSSESSID=${sid}`, accept: 'application/json' } })).status, 200, 'a member holding the role');
+});
