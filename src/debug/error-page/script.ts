@@ -68,8 +68,14 @@ export const BODY_SCRIPT = `(function () {
     });
   });
 
-  var hash = window.location.hash;
-  if (!openTraceBox(hash) && !(hash && show(hash.slice(1), false))) show(tabs.length ? tabs[0].getAttribute('data-tab') : '', false);
+  // The tab (or trace box) a fragment names; false when it names neither.
+  function route(hash) {
+    return openTraceBox(hash) || !!(hash && show(hash.slice(1), false));
+  }
+  if (!route(window.location.hash)) show(tabs.length ? tabs[0].getAttribute('data-tab') : '', false);
+  // Back/Forward and an edited #fragment navigate within the page without reloading it: without
+  // this the URL named one tab while another stayed shown.
+  window.addEventListener('hashchange', function () { route(window.location.hash); });
 
   var filters = Array.prototype.slice.call(doc.querySelectorAll('.log-filters [data-min-level]'));
   var rows = Array.prototype.slice.call(doc.querySelectorAll('table.logs tbody tr'));
@@ -88,14 +94,21 @@ export const BODY_SCRIPT = `(function () {
   if (filters.length) filter(0);
 
   Array.prototype.forEach.call(doc.querySelectorAll('.copy[data-copy]'), function (button) {
+    // The label read once, and one feedback timer: a second click within the feedback read the label
+    // "Copied" and restored that, so the button said "Copied" for good.
+    var label = button.textContent, timer = 0;
     button.addEventListener('click', function () {
       var source = doc.getElementById(button.getAttribute('data-copy'));
       if (!source) return;
       var text = source.textContent || '';
-      var done = function () { var label = button.textContent; button.textContent = 'Copied'; setTimeout(function () { button.textContent = label; }, 1200); };
+      var done = function () { button.textContent = 'Copied'; clearTimeout(timer); timer = setTimeout(function () { button.textContent = label; }, 1200); };
+      // Without the Clipboard API (a page over plain HTTP from another host than localhost is no
+      // secure context) or without its permission: the selection, copied by execCommand, which
+      // works there; the text stays selected for Ctrl+C should that fail too.
       var fallback = function () {
         var range = doc.createRange(); range.selectNodeContents(source);
         var sel = window.getSelection(); if (sel) { sel.removeAllRanges(); sel.addRange(range); }
+        try { if (doc.execCommand('copy')) done(); } catch (e) {}
       };
       try {
         if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(done, fallback);

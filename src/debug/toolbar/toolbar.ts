@@ -12,11 +12,16 @@ export interface ToolbarUrls {
   search(): string;
 }
 
+/**
+ * Every box states its own display and flex direction: a site stylesheet such as
+ * `div{display:flex;flex-direction:column}` (a common reset) otherwise reaches the toolbar's divs
+ * and stacks its blocks in a column, 38 px high, so all but the first are cut off.
+ */
 const TOOLBAR_CSS = `
-.irms-wdt{position:fixed;left:0;right:0;bottom:0;z-index:2147483000;font:13px/1 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#e5e7eb;text-align:left;letter-spacing:0}
+.irms-wdt{display:block;position:fixed;left:0;right:0;bottom:0;z-index:2147483000;font:13px/1 -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#e5e7eb;text-align:left;letter-spacing:0}
 .irms-wdt *{box-sizing:border-box}
-.irms-wdt-bar{display:flex;align-items:stretch;background:#18171b;border-top:1px solid #2f2f35;box-shadow:0 -2px 8px rgba(0,0,0,.25);height:38px;overflow-x:auto;overflow-y:hidden}
-.irms-wdt a.irms-wdt-block,.irms-wdt span.irms-wdt-block{display:flex;align-items:center;gap:6px;padding:0 12px;color:#e5e7eb;text-decoration:none;border-right:1px solid #2f2f35;white-space:nowrap}
+.irms-wdt-bar{display:flex;flex-direction:row;flex-wrap:nowrap;align-items:stretch;background:#18171b;border-top:1px solid #2f2f35;box-shadow:0 -2px 8px rgba(0,0,0,.25);height:38px;overflow-x:auto;overflow-y:hidden}
+.irms-wdt a.irms-wdt-block,.irms-wdt span.irms-wdt-block{display:flex;flex-direction:row;align-items:center;gap:6px;padding:0 12px;color:#e5e7eb;text-decoration:none;border-right:1px solid #2f2f35;white-space:nowrap}
 .irms-wdt a.irms-wdt-block:hover{background:#2a2a31}
 .irms-wdt-value{font-weight:700;font-size:13.5px;color:#fff}
 .irms-wdt-label{color:#a1a1aa;font-size:12px}
@@ -36,27 +41,49 @@ const TOOLBAR_CSS = `
 .irms-wdt-mini button{border:0;border-radius:6px 0 0 0;background:#18171b;color:#fff;padding:9px 12px;cursor:pointer;font:600 12px -apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,sans-serif}
 .irms-wdt-hidden .irms-wdt-bar{display:none}
 .irms-wdt-hidden .irms-wdt-mini{display:block}
-.irms-wdt-loading{display:flex;align-items:center;gap:8px;height:38px;padding:0 14px;background:#18171b;color:#a1a1aa}
+.irms-wdt-loading{display:flex;flex-direction:row;align-items:center;gap:8px;height:38px;padding:0 14px;background:#18171b;color:#a1a1aa}
 .irms-wdt-loading a{color:#a5b4fc}
 .irms-wdt-clearer{display:block;clear:both;height:38px;margin:0;padding:0;border:0}
 .irms-wdt-hidden+.irms-wdt-clearer{display:none}
 `;
 
-/** The script that fetches `/_wdt/<token>` into the placeholder (retrying while the profile is being stored). */
+/** The name of the Trusted Types policy the loader creates (added to a page's `trusted-types` list). */
+const TT_POLICY = 'irms-wdt';
+
+/**
+ * The script that fetches `/_wdt/<token>` into the placeholder (retrying while the profile is being
+ * stored). On a page that requires Trusted Types (`require-trusted-types-for 'script'`) a plain
+ * string assigned to innerHTML throws: the fragment goes through a policy of its own. Should the
+ * page still refuse it (`trusted-types 'none'`), the placeholder says so, keeping its profile link,
+ * instead of an uncaught error and "Loading…" for ever.
+ */
 const LOADER_SCRIPT = `(function(){var root=document.getElementById(\u0000ID\u0000);if(!root)return;var KEY='irms/wdt/hidden';
+var policy=null;try{if(window.trustedTypes&&trustedTypes.createPolicy)policy=trustedTypes.createPolicy('${TT_POLICY}',{createHTML:function(s){return s;}});}catch(e){}
 function hidden(v){try{if(v===undefined)return localStorage.getItem(KEY)==='1';localStorage.setItem(KEY,v?'1':'0');}catch(e){}return false;}
 function apply(){root.classList.toggle('irms-wdt-hidden',hidden());}
 root.addEventListener('click',function(e){var t=e.target;while(t&&t!==root){if(t.getAttribute&&t.getAttribute('data-irms-wdt-toggle')!==null){e.preventDefault();hidden(!hidden());apply();return;}t=t.parentNode;}});
 function fail(status){var box=root.querySelector('.irms-wdt-loading');if(box)box.firstChild.nodeValue='An error occurred while loading the debug toolbar ('+status+'). ';}
+function show(html){try{root.innerHTML=policy?policy.createHTML(html):html;}catch(e){fail('blocked by the page');return;}root.setAttribute('data-irms-wdt-loaded','1');apply();}
 function load(attempt){var x=new XMLHttpRequest();x.open('GET',\u0000URL\u0000,true);x.setRequestHeader('X-Requested-With','XMLHttpRequest');
-x.onload=function(){if(x.status===200&&x.responseText){root.innerHTML=x.responseText;root.setAttribute('data-irms-wdt-loaded','1');apply();}else if(x.status===404&&attempt<6){setTimeout(function(){load(attempt+1);},150*(attempt+1));}else{fail(x.status);}};
+x.onload=function(){if(x.status===200&&x.responseText){show(x.responseText);}else if(x.status===404&&attempt<6){setTimeout(function(){load(attempt+1);},150*(attempt+1));}else{fail(x.status);}};
 x.onerror=function(){fail('network error');};x.send();}
 apply();load(0);})();`.replace(/\n/g, '');
 /** The loader around its two values (newlines stripped once: the JSON-quoted values never hold one). */
 const [LOADER_0, LOADER_1, LOADER_2] = LOADER_SCRIPT.split(/\u0000(?:ID|URL)\u0000/) as [string, string, string];
 
+/**
+ * The loader with its values, inside CDATA markers hidden in comments (as Symfony's toolbar_js):
+ * an XHTML page (`application/xhtml+xml`) is parsed as XML, where the script's `&&` and `<` are
+ * markup errors that turned the whole page into the browser's parse-error page. In HTML the markers
+ * are mere comments. `<` and `>` in the values are escaped (\u003c, \u003e) so that no value can
+ * end the script or the CDATA section.
+ */
 function loaderScript(token: string, wdtUrl: string): string {
-  return LOADER_0 + JSON.stringify(`irms-wdt-${token}`) + LOADER_1 + JSON.stringify(wdtUrl) + LOADER_2;
+  return `/*<![CDATA[*/${LOADER_0}${jsString(`irms-wdt-${token}`)}${LOADER_1}${jsString(wdtUrl)}${LOADER_2}/*]]>*/`;
+}
+
+function jsString(value: string): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e');
 }
 
 const TOOLBAR_CSS_INLINE = TOOLBAR_CSS.replace(/\n/g, '');
@@ -83,6 +110,16 @@ export function toolbarSnippet(token: string, urls: ToolbarUrls, nonce: string |
   );
 }
 
+/**
+ * At most `max` UTF-16 units, never half of a surrogate pair: a lone surrogate is escaped as a
+ * character reference the browser shows as U+FFFD (a member id ending in an emoji past the cut).
+ */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
+
 /** The toolbar fragment of a stored profile (`/_wdt/<token>`). */
 export function renderToolbar(profile: Profile, urls: ToolbarUrls): string {
   const token = profile.token;
@@ -102,13 +139,13 @@ export function renderToolbar(profile: Profile, urls: ToolbarUrls): string {
     blocks.push(`<a class="irms-wdt-block irms-wdt-error" data-irms-wdt="exception" href="${link('exception')}" title="${esc(profile.exception.message)}"><span class="irms-wdt-label">${esc(profile.exception.class)}</span></a>`);
   }
   blocks.push(
-    `<a class="irms-wdt-block" data-irms-wdt="member" href="${link('security')}" title="Member of this request"><span class="irms-wdt-label">Member</span><span class="irms-wdt-value">${esc(memberText.slice(0, 40))}</span></a>`,
+    `<a class="irms-wdt-block" data-irms-wdt="member" href="${link('security')}" title="Member of this request"><span class="irms-wdt-label">Member</span><span class="irms-wdt-value">${esc(clip(memberText, 40))}</span></a>`,
     `<span class="irms-wdt-spacer"></span>`,
     `<a class="irms-wdt-block" data-irms-wdt="token" href="${esc(urls.profile(token))}" title="Open the full profile"><span class="irms-wdt-label">Profile</span><span class="irms-wdt-value">${esc(token)}</span></a>`,
     `<a class="irms-wdt-block" href="${esc(urls.search())}" title="Search earlier requests"><span class="irms-wdt-label">Search</span></a>`,
-    `<button type="button" class="irms-wdt-toggle" data-irms-wdt-toggle title="Hide the toolbar" aria-label="Hide the toolbar">×</button>`,
+    `<button type="button" class="irms-wdt-toggle" data-irms-wdt-toggle="" title="Hide the toolbar" aria-label="Hide the toolbar">×</button>`,
   );
-  return `<div class="irms-wdt-bar" role="toolbar" aria-label="Request ${esc(token)}">${blocks.join('')}</div><div class="irms-wdt-mini"><button type="button" data-irms-wdt-toggle title="Show the debug toolbar">irms ${esc(profile.status)}</button></div>`;
+  return `<div class="irms-wdt-bar" role="toolbar" aria-label="Request ${esc(token)}">${blocks.join('')}</div><div class="irms-wdt-mini"><button type="button" data-irms-wdt-toggle="" title="Show the debug toolbar">irms ${esc(profile.status)}</button></div>`;
 }
 
 const BODY_CLOSE = '</body>';
@@ -183,7 +220,22 @@ function addNonceToPolicy(csp: string, nonce: string): string {
       directives.push([name, ...sources, `'nonce-${nonce}'`].join(' '));
     }
   }
+  allowTrustedTypesPolicy(directives, find('trusted-types'));
   return directives.join('; ');
+}
+
+/**
+ * A `trusted-types` directive lists the policies a page may create; the loader needs its own to put
+ * the fragment into the page under `require-trusted-types-for 'script'`. Added like the nonce, except
+ * where the list allows every name (`*`) or the page allows none (`'none'`: the loader then reports
+ * the toolbar as blocked).
+ */
+function allowTrustedTypesPolicy(directives: string[], index: number): void {
+  if (index < 0) return;
+  const names = directives[index]!.split(/\s+/).slice(1);
+  // An empty list allows no policy, as 'none' does.
+  if (names.length === 0 || names.some((n) => n === '*' || n === TT_POLICY || n.toLowerCase() === "'none'")) return;
+  directives[index] = `${directives[index]} ${TT_POLICY}`;
 }
 
 export function randomNonce(): string {

@@ -143,10 +143,12 @@ ${frames(e.stack, e.message)}
     )
     .join('');
   const page = ctx.urls.exception(profile.token);
+  // `allow="clipboard-write"`: the permissions policy withholds the Clipboard API from frames unless
+  // delegated, and the page's Copy buttons then fell back to a mere selection.
   return `<h2>Exception <span class="pf-badge pf-badge-error">${chain.length} in the chain</span></h2>
 ${blocks}
 <h3>The error page this request answered with <a class="pf-btn" href="${esc(page)}" target="_blank" rel="noopener">open</a></h3>
-<iframe class="pf-iframe" src="${esc(page)}" sandbox="allow-scripts" title="Error page" loading="lazy"></iframe>`;
+<iframe class="pf-iframe" src="${esc(page)}" sandbox="allow-scripts" allow="clipboard-write" title="Error page" loading="lazy"></iframe>`;
 }
 
 function levelTone(level: number): string {
