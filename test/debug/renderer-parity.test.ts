@@ -42,7 +42,8 @@ describe('stack text that quotes client input', () => {
         },
       ],
     });
-    const q = `x\n    at ${' ('.repeat(30_000)}`;
+    // 400 KB: parsed in one pass, well within the timeout; quadratically, minutes per page.
+    const q = `x\n    at ${' ('.repeat(200_000)}`;
     for (const accept of ['text/html', 'application/json']) {
       const started = performance.now();
       const { status, body, headers } = await app.request('/lookup', {
@@ -50,11 +51,12 @@ describe('stack text that quotes client input', () => {
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept },
         body: new URLSearchParams({ q }).toString(),
       });
-      const elapsed = performance.now() - started;
       assert.equal(status, 500);
       assert.ok(accept === 'application/json' || body.includes('class="exception-hierarchy"'), 'the full page');
       assert.match(headers.get('x-debug-exception-file') ?? '', /renderer-parity\.test\.ts:\d+$/);
-      assert.ok(elapsed < 1500, `${accept}: answered in ${elapsed.toFixed(0)} ms`);
+      // A bound for a stall, not a speed: the parse is synchronous, which the test's timeout cannot cut short.
+      const elapsed = performance.now() - started;
+      assert.ok(elapsed < 10_000, `${accept}: answered in ${elapsed.toFixed(0)} ms`);
     }
   });
 });
@@ -107,7 +109,9 @@ describe('source maps of bundles', () => {
   test('regression: a source map of millions of empty lines (a broken or hostile .map) took seconds and hundreds of MB to decode, on the request that rendered the page', () => {
     const outfile = join(dir, 'flood.js');
     writeFileSync(outfile, 'throw new Error("widget failed");\n');
-    const lineCount = 3_000_000;
+    // Near the 16 MB read limit: decoded in a flat array, a second or two; a typed array per line took
+    // about 30 s and gigabytes.
+    const lineCount = 15_000_000;
     // Line `lineCount` maps column 0 to widget.ts line 3, column 2 (`AAEE`: source 0, +2 lines, +2 columns).
     writeFileSync(`${outfile}.map`, JSON.stringify({ version: 3, sources: ['widget.ts'], names: [], mappings: `${';'.repeat(lineCount - 1)}AAEE` }));
     forgetCaches();
@@ -115,6 +119,7 @@ describe('source maps of bundles', () => {
     const response = renderError(thrownAt(outfile, lineCount, 1), errorPageRequest(), true);
     const elapsed = performance.now() - started;
     assert.equal(decodeURIComponent(response.headers.get('x-debug-exception-file') ?? ''), `${source}:3`);
-    assert.ok(elapsed < 1500, `rendered in ${elapsed.toFixed(0)} ms`);
+    // A bound for a stall, not a speed: synchronous work cannot be cut short by the test's timeout.
+    assert.ok(elapsed < 10_000, `rendered in ${elapsed.toFixed(0)} ms`);
   });
 });
