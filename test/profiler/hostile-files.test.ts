@@ -136,6 +136,23 @@ describe('file store: hostile profile files', () => {
     }
   });
 
+  test('regression: a profile file whose stack held a long line of " (" took minutes to render its exception page (a backtracking frame pattern)', async () => {
+    const dir = tempDir();
+    const app = profiledApp({ profilerDsn: `file:${dir}`, routes: fixtureRoutes() });
+    const token = (await get(app, '/boom')).headers.get('x-debug-token')!;
+    await written(app, token);
+    editProfile(dir, token, (profile) => {
+      const exception = profile.exception as { stack: string };
+      exception.stack += `\n    at ${' ('.repeat(200_000)}`;
+    });
+    const started = performance.now();
+    const page = await get(app, `/_profiler/${token}/exception`);
+    assert.equal(page.status, 200);
+    assert.ok((await page.text()).includes('Checkout failed'));
+    // A bound for a stall, not a speed: the filter is synchronous, which the test's timeout cannot cut short.
+    assert.ok(performance.now() - started < 10_000, `answered in ${(performance.now() - started).toFixed(0)} ms`);
+  });
+
   test('regression: a profile file whose exception stack named a file outside the project (`.env`, /proc) made its exception page show that file\'s lines', async () => {
     const dir = tempDir();
     const app = profiledApp({ profilerDsn: `file:${dir}`, routes: fixtureRoutes() });
