@@ -13,17 +13,14 @@ export function redirectOnHost(request: KernelRequest, path: string): HttpRespon
  * HttpUtils::generateUri: a URL as it is; a path made absolute on this host (a `//host` or `/\host` path
  * left as written, never prefixed into another host's URL); anything else is a route name, as Symfony's
  * `login_path: app_login` and `logout: path: app_logout` are, made an absolute URL to that route. Every such
- * name is a route's (the app refuses others when it is built, app/security-paths.ts); a route that cannot be
- * made from this request's attributes is left as its name.
+ * name is a route's (the app refuses others when it is built, app/security-paths.ts). A route that cannot be
+ * made from this request's attributes throws the generator's error (MissingMandatoryParametersException), as
+ * HttpUtils does: a `Location: app_login`, resolved next to the page, led nowhere without a word.
  */
 export function generateUri(request: KernelRequest, path: string): string {
   if (path[0] === '/') return isLocalPath(path) && request.getHost() !== '' ? request.getSchemeAndHttpHost() + path : path;
   if (!namesRoute(path)) return path;
-  try {
-    return withoutQuery(request.generateUrl(path, scalarAttributes(request), { absolute: true }));
-  } catch {
-    return path;
-  }
+  return withoutQuery(request.generateUrl(path, scalarAttributes(request), { absolute: true }));
 }
 
 /**

@@ -68,3 +68,20 @@ test('regression: logoutUrl() gave a logout route that needs parameters as its b
   assert.equal(r.status, 500);
   assert.match((await r.json()).detail, /Some mandatory parameters are missing \("tenant"\) to generate a URL for route "app_logout"/);
 });
+
+test('regression: a loginPath or logoutTarget route that this request could not fill (a variable no attribute gives) was sent as Location: tenant_login, a redirect that led nowhere; it is the generator\'s error, a 500, as HttpUtils::generateUri lets it through', async () => {
+  const routes: RouteDefinition[] = [
+    { name: 'tenant_login', path: '/t/:tenant/login', controller: () => HttpResponse.text('login form') },
+    { name: 'account', path: '/account', controller: () => HttpResponse.text('account'), options: { requiresLogin: true } },
+    { name: 'sign_out', path: '/sign-out', controller: () => HttpResponse.text('never called') },
+  ];
+  const { app, lines } = testApp({ routes, firewalls: [{ name: 'main', loginPath: 'tenant_login', logoutPath: '/sign-out', logoutTarget: 'tenant_login' }] });
+  const message = 'Some mandatory parameters are missing ("tenant") to generate a URL for route "tenant_login".';
+  for (const path of ['/account', '/sign-out']) {
+    const r = await send(app, path, { headers: { accept: 'text/html' } });
+    assert.equal(r.status, 500, path);
+    assert.equal(r.headers.get('location'), null, path);
+    assert.equal(decodeURIComponent(r.headers.get('x-debug-exception') ?? ''), message, path);
+  }
+  assert.equal(lines.filter((l) => l.includes('request.CRITICAL: Uncaught Exception MissingMandatoryParametersException')).length, 2);
+});
