@@ -9,7 +9,8 @@ export interface Session {
   get<T = unknown>(key: string, fallback?: T): T | undefined;
   set(key: string, value: unknown): void;
   has(key: string): boolean;
-  remove(key: string): void;
+  /** Removes `key`; answers the value it held (undefined when none), as Session::remove returns it. */
+  remove(key: string): unknown;
   /** The attributes (flashes are the flash bag's). */
   all(): Record<string, unknown>;
   /** Removes the attributes; flashes stay. */

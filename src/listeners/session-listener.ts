@@ -93,7 +93,9 @@ export class SessionListener {
     if (isStatelessRoute(request)) {
       const message = 'Session was used while the request was declared stateless.';
       if (this.debug) throw new UnexpectedSessionUsageException(message);
-      request.logger.warning('request', message);
+      // Channel `app`: FrameworkBundle hands session_listener the plain `logger` service (no monolog.logger
+      // channel tag, unlike router_listener's `request`), which is Monolog's `app` channel.
+      request.logger.warning('app', message);
     }
     if (autoCacheControl) makePrivate(request, response);
     if (!(session instanceof StoredSession)) return;

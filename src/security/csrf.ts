@@ -68,11 +68,17 @@ export function refreshCsrfToken(request: KernelRequest, id: string): string {
   return randomize(token);
 }
 
-/** Forgets the token of `id` (CsrfTokenManager::removeToken); the next csrfToken() makes a new one. */
-export function removeCsrfToken(request: KernelRequest, id: string): void {
+/**
+ * Forgets the token of `id` (CsrfTokenManager::removeToken); the next csrfToken() makes a new one.
+ * Answers the token that was stored (unmasked), or null when there was none, as removeToken does.
+ */
+export function removeCsrfToken(request: KernelRequest, id: string): string | null {
   const session = request.getSession();
   const key = sessionKey(request, id);
-  if (session.has(key)) session.remove(key);
+  if (!session.has(key)) return null;
+  const stored = session.get(key);
+  session.remove(key);
+  return typeof stored === 'string' ? stored : null;
 }
 
 /**

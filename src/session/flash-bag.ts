@@ -1,8 +1,9 @@
 /**
  * Symfony's FlashBag (the default in 5.4, not the auto-expiring one): messages by type, kept in the
  * session until read with `get` or `all`. They live in the session under FLASHES_KEY, which
- * `session.all()`, `session.get()` and `session.clear()` leave alone, as Symfony keeps flashes in a bag
- * of their own beside the attributes.
+ * `session.all()` and `session.clear()` leave alone, as Symfony keeps flashes in a bag of their own
+ * beside the attributes. The key is reserved: unlike Symfony's separate bags, `session.get`, `has`,
+ * `set` and `remove` of `_symfony_flashes` reach the flashes themselves.
  */
 export const FLASHES_KEY = '_symfony_flashes';
 
@@ -52,13 +53,14 @@ export class FlashBag {
   /** Replaces the messages of `type` (one message or a list; null is none, as PHP's `(array) null`). */
   set(type: string, messages: unknown): void {
     const flashes = this.storage.readFlashes();
-    flashes[type] = Array.isArray(messages) ? [...messages] : messages === null || messages === undefined ? [] : [messages];
+    flashes[type] = messageList(messages);
     this.storage.writeFlashes(flashes);
   }
 
+  /** Replaces every message; each type takes one message or a list, as `set` does. */
   setAll(messages: Record<string, unknown[]>): void {
     const flashes: Record<string, unknown[]> = Object.create(null);
-    for (const type of Object.keys(messages)) flashes[type] = [...messages[type]!];
+    for (const type of Object.keys(messages)) flashes[type] = messageList(messages[type]);
     this.storage.writeFlashes(flashes);
   }
 
@@ -76,6 +78,11 @@ export class FlashBag {
   clear(): Record<string, unknown[]> {
     return this.all();
   }
+}
+
+/** PHP's `(array) $messages` for a type's messages: a list is copied, null is none, anything else is one message. */
+function messageList(messages: unknown): unknown[] {
+  return Array.isArray(messages) ? [...messages] : messages === null || messages === undefined ? [] : [messages];
 }
 
 /** The stored flashes as a fresh null-prototype record of arrays; anything else stored there reads as none. */

@@ -170,8 +170,12 @@ export class StoredSession implements Session {
     return this.loaded().has(key);
   }
 
-  remove(key: string): void {
-    this.writable().delete(key);
+  /** Removes `key` and answers the value it held (undefined when none), as Session::remove returns it. */
+  remove(key: string): unknown {
+    const data = this.writable();
+    const value = data.get(key);
+    data.delete(key);
+    return value;
   }
 
   /** The attributes: flashes are the flash bag's (Session::all is the attribute bag's). */
@@ -190,7 +194,16 @@ export class StoredSession implements Session {
     if (flashes !== undefined) data.set(FLASHES_KEY, flashes);
   }
 
+  /**
+   * The flash bag. Asking for it is a use of the session, as in Symfony (Session::getFlashBag goes
+   * through SessionBagProxy::getBag, which starts the session and counts a use): the response becomes
+   * private, as for any other session access.
+   */
   getFlashBag(): FlashBag {
+    this.usage++;
+    // Loads the data when the store answers at once; an asynchronous store's load is only begun here
+    // (its rejection is handled in start()), the bag's methods then wait for startSession as before.
+    void this.start();
     return (this.flashBag ??= new FlashBag({
       readFlashes: () => flashesOf(this.get(FLASHES_KEY)),
       writeFlashes: (flashes) => (Object.keys(flashes).length === 0 ? this.remove(FLASHES_KEY) : this.set(FLASHES_KEY, flashes)),
