@@ -36,6 +36,12 @@ export interface Recording {
   token: string;
   /** Milliseconds from the request's start until kernel.response reached the profiler. */
   durationMs: number;
+  /**
+   * Wall-clock time (ms since the epoch) when kernel.response reached the profiler: the profile's `time`,
+   * as Symfony's Profiler::collect dates it. Not the collection's, which kernel.terminate runs after the
+   * body is written: a streamed response would be dated when its stream ended.
+   */
+  time: number;
   /** Set when a token came back from a sub-request already (kept as X-Previous-Debug-Token). */
   previousToken: string | null;
 }
@@ -95,7 +101,7 @@ function build(services: AppServices, request: KernelRequest, response: HttpResp
   const format = attribute('_format');
 
   const exception = error ?? exceptionFromLogs(request, response.status);
-  const time = Date.now();
+  const time = recording.time;
   // Encoded credentials too: the query table shows the same values decoded and masked.
   const url = scrubStoredText(attempt(() => request.getUri(), request.target));
   const contentType = response.headers.get('content-type');

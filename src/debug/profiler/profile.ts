@@ -81,7 +81,10 @@ export interface Profile {
   token: string;
   parent: string | null;
   children: string[];
-  /** Unix time in seconds; `datetime` is the same instant as ISO 8601 with milliseconds. */
+  /**
+   * Unix time in seconds when kernel.response reached the profiler (Symfony's Profiler::collect), not
+   * when the profile was stored; `datetime` is the same instant as ISO 8601 with milliseconds.
+   */
   time: number;
   datetime: string;
   ip: string;

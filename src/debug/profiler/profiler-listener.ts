@@ -97,6 +97,7 @@ export class ProfilerListener {
       return;
     }
     const durationMs = now() - request.startTime;
+    const time = Date.now();
     let reserved: string | Promise<string>;
     try {
       reserved = profiler.store.reserveToken();
@@ -106,7 +107,7 @@ export class ProfilerListener {
     }
     const previousToken = event.response.headers.get('x-debug-token');
     const record = (token: string) => {
-      const recording: Recording = { token, durationMs, previousToken };
+      const recording: Recording = { token, durationMs, time, previousToken };
       this.recordings.set(request, recording);
       this.tag(request, event.response, recording);
     };

@@ -100,7 +100,9 @@ export function security(attribute: (key: string) => unknown): Profile['security
   const known = member !== null && typeof member === 'object' ? (member as { irmsToken?: unknown; memberId?: unknown }) : null;
   const token = attribute('irms_token') ?? known?.irmsToken;
   const memberId = attribute('member_id') ?? known?.memberId;
-  const firewall = attribute('_firewall') ?? attribute('_firewall_context');
+  // `_firewall` is '' for a request no firewall covers (Authenticator.assign): it has none, not one named ''.
+  const named = attribute('_firewall');
+  const firewall = named === '' ? null : named ?? attribute('_firewall_context');
   return {
     token: token === undefined || token === null ? null : typeof token === 'string' ? maskToken(token) : sanitize(token),
     memberId: memberId === undefined ? null : sanitize(memberId),
