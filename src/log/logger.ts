@@ -186,10 +186,23 @@ export class Logger {
     if (this.keeps(channel)) this.retain({ datetime: new Date(), channel, level: LEVELS[levelName], levelName, message, context, extra: this.maskedExtra() });
   }
 
-  /** Keeps a record of this request, up to MAX_RECORDS_PER_REQUEST; the ones past it are counted. */
+  /**
+   * Keeps a record of this request, up to MAX_RECORDS_PER_REQUEST; the ones past it are counted. Past
+   * the bound a WARNING or worse still gets in, in place of the oldest record below WARNING (else the
+   * oldest): a request that logged 500 lines and then failed lost its "Uncaught Exception" record, and
+   * the toolbar and Logs panel said 0 errors.
+   */
   private retain(record: LogRecord): void {
-    if (this.records!.length < MAX_RECORDS_PER_REQUEST) this.records!.push(record);
-    else this.dropped++;
+    const records = this.records!;
+    if (records.length < MAX_RECORDS_PER_REQUEST) {
+      records.push(record);
+      return;
+    }
+    this.dropped++;
+    if (record.level < LEVELS.warning) return;
+    const minor = records.findIndex((r) => r.level < LEVELS.warning);
+    records.splice(minor < 0 ? 0 : minor, 1);
+    records.push(record);
   }
 
   /** The request URL last masked, and its masked form: every record of a request carries the same one. */

@@ -193,3 +193,14 @@ test('regression: an async logSink that never settled had its calls pile up with
   assert.match(lines.at(-2)!, /app\.WARNING: 76 log lines dropped \(the log sink was not keeping up\)/);
   assert.match(lines.at(-1)!, /app\.WARNING: after/);
 });
+
+test('past the per-request bound, a WARNING or worse takes the place of the oldest lesser record', () => {
+  const logger = new Logger(new LogStream(() => {}, 'emergency', 'line'), true, extra);
+  logger.warning('app', 'first warning');
+  for (let i = 0; i < MAX_RECORDS_PER_REQUEST; i++) logger.info('app', `info ${i}`);
+  logger.error('app', 'late error');
+  const messages = logger.records!.map((r) => r.message);
+  assert.equal(messages.length, MAX_RECORDS_PER_REQUEST);
+  assert.deepEqual([messages[0], messages[1], messages.at(-1)], ['first warning', 'info 1', 'late error'], 'info 0 made room, in order');
+  assert.equal(logger.droppedRecords, 2);
+});

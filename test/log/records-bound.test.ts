@@ -1,0 +1,32 @@
+/**
+ * What the per-request bound on kept log records keeps, seen where a developer reads it: the debug
+ * error page's Logs tab and the request's profile.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { RouteDefinition } from '../../src/index.ts';
+import { MAX_RECORDS_PER_REQUEST } from '../../src/log/logger.ts';
+import { get, profiledApp, profileOf } from '../profiler/support.ts';
+
+test('regression: a request that logged 500 lines and then failed lost its "Uncaught Exception" record: the Logs panel and the toolbar said 0 errors', async () => {
+  const routes: RouteDefinition[] = [
+    {
+      name: 'chatty',
+      path: '/chatty',
+      controller: (request) => {
+        for (let i = 0; i < 600; i++) request.logger.info('app', `step ${i}`);
+        throw new Error('gave up after 600 steps');
+      },
+    },
+  ];
+  const app = profiledApp({ routes });
+  const response = await get(app, '/chatty', { headers: { accept: 'text/html' } });
+  assert.equal(response.status, 500);
+  assert.match(await response.text(), /Uncaught Exception Error: &quot;gave up after 600 steps&quot;/, 'on the error page\'s Logs tab');
+  const profile = await profileOf(app, response);
+  assert.equal(profile.logs.length, MAX_RECORDS_PER_REQUEST);
+  const critical = profile.logs.filter((r) => r.level_name === 'CRITICAL');
+  assert.equal(critical.length, 1);
+  assert.match(critical[0]!.message, /^Uncaught Exception Error: "gave up after 600 steps"/);
+  assert.ok(profile.droppedLogs > 100);
+});
