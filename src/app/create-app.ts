@@ -4,7 +4,7 @@ import type { HookName } from '../kernel/events.ts';
 import { insertListener, type Listener, type Placement } from '../kernel/hooks.ts';
 import { IpMatcher } from '../http/ip.ts';
 import { KernelRequest, type RequestSettings } from '../http/request.ts';
-import type { HttpResponse } from '../http/response.ts';
+import { HttpResponse } from '../http/response.ts';
 import { fetchSource, type ConnectionInfo, type RequestSource } from '../http/source.ts';
 import { toFetchResponse } from '../http/fetch-response.ts';
 import { INTERNAL_ERROR_BODY, INTERNAL_ERROR_HEADERS } from '../http/internal-error.ts';
@@ -151,14 +151,20 @@ export function createApp(options: AppOptions = {}): App {
 
   function fetchResponse(handled: HandledRequest, request: Request): Response {
     let response: Response;
+    let terminate = handled.terminate;
     try {
       response = toFetchResponse(handled.response);
     } catch (error) {
-      // A response the kernel made that Fetch refuses: a body already read, a 1xx status.
+      // A response the kernel made that Fetch refuses: a body already read, a 1xx status. kernel.terminate
+      // is told of the 500 the client got instead, so that its profile does not say 200 or 103.
       response = internalError(request, error);
+      if (terminate) {
+        const sent = new HttpResponse(INTERNAL_ERROR_BODY, 500, INTERNAL_ERROR_HEADERS);
+        terminate = () => kernel.terminate(handled.request, sent);
+      }
     }
     // The host gets the response first; kernel.terminate (profile storage) runs on a later tick.
-    if (handled.terminate) setTimeout(handled.terminate, 0);
+    if (terminate) setTimeout(terminate, 0);
     return response;
   }
 

@@ -74,3 +74,31 @@ test('regression: a request no firewall covers (`_firewall` is \'\') was recorde
   const api = await profileOf(app, await get(app, '/api/ping'));
   assert.equal(api.security.firewall, 'api', 'a covered request keeps its firewall');
 });
+
+test('regression: a response Fetch refused (a 1xx status, a body stream already locked) reached the client as the plain 500, but its profile said 103 or 200', async () => {
+  const app = profiledApp({
+    routes: [
+      { name: 'early_hints', path: '/early-hints', controller: () => new HttpResponse('', 103) },
+      {
+        name: 'locked',
+        path: '/locked',
+        controller: () => {
+          const stream = new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+          stream.getReader(); // the application read it already: Fetch refuses a locked body
+          return new HttpResponse(stream, 200);
+        },
+      },
+    ],
+  });
+  for (const path of ['/early-hints', '/locked']) {
+    const response = await get(app, path);
+    assert.equal(response.status, 500, path);
+    let stored: { url: string; status: number } | undefined;
+    for (let waited = 0; waited < 2000 && stored?.url.endsWith(path) !== true; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      stored = (await app.services.profiler!.find({ limit: 1 }))[0];
+    }
+    assert.ok(stored?.url.endsWith(path), `${path} was profiled`);
+    assert.equal(stored!.status, 500, `${path}: the profile says what the client got`);
+  }
+});
