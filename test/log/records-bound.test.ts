@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RouteDefinition } from '../../src/index.ts';
+import { HttpResponse, type RouteDefinition } from '../../src/index.ts';
 import { MAX_RECORDS_PER_REQUEST } from '../../src/log/logger.ts';
 import { get, profiledApp, profileOf } from '../profiler/support.ts';
 
@@ -29,4 +29,22 @@ test('regression: a request that logged 500 lines and then failed lost its "Unca
   assert.equal(critical.length, 1);
   assert.match(critical[0]!.message, /^Uncaught Exception Error: "gave up after 600 steps"/);
   assert.ok(profile.droppedLogs > 100);
+});
+
+test('regression: a URL in a log context was stored in the profile as {} (its fields are accessors); it is its text, secrets masked', async () => {
+  const routes: RouteDefinition[] = [
+    {
+      name: 'callback',
+      path: '/callback',
+      controller: (request) => {
+        request.logger.info('app', 'Calling {target}', { target: new URL('https://api.example/v1/items?access_token=s3cr3t-value&page=2') });
+        return HttpResponse.text('ok');
+      },
+    },
+  ];
+  const app = profiledApp({ routes });
+  const profile = await profileOf(app, await get(app, '/callback'));
+  const record = profile.logs.find((r) => r.message.startsWith('Calling'))!;
+  const target = String(record.context.target);
+  assert.match(target, /^https:\/\/api\.example\/v1\/items\?access_token=\*\*\*&page=2$/);
 });

@@ -470,6 +470,8 @@ function walk(value: unknown, bounds: Bounds, depth: number, seen: object[]): un
   if (value === null) return null;
   const object = value as object;
   if (object instanceof Date) return Number.isNaN(object.getTime()) ? 'Invalid Date' : object.toISOString();
+  // Its fields are accessors on the prototype: walked, a URL was stored as `{}`. Its text, masked as any URL.
+  if (typeof URL === 'function' && object instanceof URL) return truncate(scrubStoredText(object.href), bounds.string);
   if (object instanceof Error) return { class: errorClass(object), message: truncate(scrubStoredText(messageOf(object)), bounds.string) };
   if (seen.includes(object)) return '[circular]';
   if (depth >= bounds.depth) return Array.isArray(object) ? `[array(${object.length})]` : '[object]';
