@@ -45,6 +45,6 @@ test('regression: a URL in a log context was stored in the profile as {} (its fi
   const app = profiledApp({ routes });
   const profile = await profileOf(app, await get(app, '/callback'));
   const record = profile.logs.find((r) => r.message.startsWith('Calling'))!;
-  const target = String(record.context.target);
+  const target = String((record.context as Record<string, unknown>).target);
   assert.match(target, /^https:\/\/api\.example\/v1\/items\?access_token=\*\*\*&page=2$/);
 });
