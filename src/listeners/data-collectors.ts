@@ -1,7 +1,7 @@
 import type { KernelRequest } from '../http/request.ts';
 import type { ControllerEvent, ResponseEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
-import { defineOwn, maskSecrets, maskSetCookie } from '../security/mask.ts';
+import { maskSecrets } from '../security/mask.ts';
 import { StoredSession } from '../session/session.ts';
 import { controllerName } from './router-listener.ts';
 
@@ -12,7 +12,11 @@ export interface RouterCollected {
   controller: string;
 }
 
-/** `request.collected.request` (RequestDataCollector). Response fields are added at kernel.response. */
+/**
+ * `request.collected.request` (RequestDataCollector). The session and redirect are added at kernel.response;
+ * the response's status and headers are not: the profile reads the response the client got, at
+ * kernel.terminate, so a copy made here was work on every debug request that nothing read.
+ */
 export interface RequestCollected {
   controller: string;
   route: string;
@@ -20,9 +24,6 @@ export interface RequestCollected {
   method: string;
   pathInfo: string;
   locale: string;
-  statusCode?: number;
-  /** Response headers at collection time, Set-Cookie values masked. */
-  responseHeaders?: Record<string, string | string[]>;
   /** Session data (secrets masked) when the request had a loaded session; null otherwise. */
   sessionAttributes?: Record<string, unknown> | null;
   redirect?: { status: number; location: string };
@@ -52,8 +53,8 @@ export class RouterDataCollector {
 
 /**
  * Symfony's RequestDataCollector (debug only): at kernel.controller, the controller, route, method,
- * path and locale; at kernel.response, the status, response headers (cookie values masked), the
- * session's attributes (masked; read without counting as a session use) and the redirect target.
+ * path and locale; at kernel.response, the session's attributes (masked; read without counting as a
+ * session use) and the redirect target.
  */
 export class RequestDataCollector {
   readonly onKernelController = listener<'kernel.controller'>('RequestDataCollector::onKernelController', 'request data collection', (event: ControllerEvent) => {
@@ -83,30 +84,11 @@ export class RequestDataCollector {
       };
       request.collected.request = data;
     }
-    data.statusCode = response.status;
-    data.responseHeaders = maskedHeaders(response);
     const session = request.sessionIfCreated;
     const attributes = session instanceof StoredSession ? session.peek() : null;
     data.sessionAttributes = attributes === null ? null : maskSecrets(attributes);
     if (response.isRedirect()) data.redirect = { status: response.status, location: response.headers.get('location') ?? '' };
   });
-}
-
-/**
- * `response.headers.toObject()` with the Set-Cookie values masked, read line by line from a flat list:
- * toObject()'s `Object.fromEntries`, and an iterator, cost more on every profiled response.
- */
-function maskedHeaders(response: ResponseEvent['response']): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  let cookies: string[] | null = null;
-  const lines = response.headers.lines();
-  for (let i = 0; i < lines.length; i += 2) {
-    const name = lines[i]!;
-    if (name === 'set-cookie') (cookies ??= []).push(maskSetCookie(lines[i + 1]!));
-    else defineOwn(out, name, lines[i + 1]!);
-  }
-  if (cookies) out['set-cookie'] = cookies;
-  return out;
 }
 
 /** The effective method, or the sent one when an override was invalid (the 400 being rendered). */

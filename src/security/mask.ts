@@ -106,14 +106,6 @@ export function maskSecrets<T>(value: T, depth = 0): T {
   return out as unknown as T;
 }
 
-/** `Set-Cookie` / `Cookie` values masked, names and attributes kept: `SID=***; path=/; httponly`. */
-export function maskSetCookie(line: string): string {
-  const eq = line.indexOf('=');
-  if (eq < 0) return line;
-  const semi = line.indexOf(';', eq);
-  return `${line.slice(0, eq + 1)}${MASK}${semi < 0 ? '' : line.slice(semi)}`;
-}
-
 /** Own data property, also for `__proto__` (plain assignment would set the prototype). */
 export function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
