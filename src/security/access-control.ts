@@ -6,7 +6,7 @@ import { AccessDeniedException } from '../kernel/exceptions.ts';
 import { isThenable } from '../kernel/hooks.ts';
 import { securityContext, type SecurityPredicate } from '../listeners/security-listener.ts';
 import { meantName } from '../app/near-names.ts';
-import { getMember, isGranted, isVotedAttribute } from './member.ts';
+import { getMember, isGrantedAny, isVotedAttribute } from './member.ts';
 import { compilePcre } from './pcre-pattern.ts';
 import { rawUrlDecodeBytes, utf8ByteString } from './byte-path.ts';
 
@@ -58,8 +58,6 @@ export interface AccessRule {
    * PUBLIC_ACCESS or only IS_AUTHENTICATED_ANONYMOUSLY), so a lazy firewall authenticates at once.
    */
   readonly checksAccess: boolean;
-  /** The attributes are exactly `[PUBLIC_ACCESS]`, the one list AuthenticatedVoter grants PUBLIC_ACCESS for. */
-  readonly publicOnly: boolean;
   readonly channel: 'http' | 'https' | null;
 }
 
@@ -100,11 +98,8 @@ function matches(rule: AccessRule, request: KernelRequest, path: string, bytes: 
  * members) or a 403. Symfony's AccessListener logs nothing itself.
  */
 export function decideAccess(request: KernelRequest, rule: AccessRule): void | Promise<void> {
-  if (rule.publicOnly) return;
-  const member = getMember(request);
-  // AuthenticatedVoter grants PUBLIC_ACCESS only when it is the whole list (`$attributes === [PUBLIC_ACCESS]`);
-  // beside another role or an allow_if expression it is no attribute any voter grants.
-  for (const attribute of rule.roles) if (attribute !== 'PUBLIC_ACCESS' && isGranted(member, attribute)) return;
+  // An allow_if expression is one more attribute: beside it PUBLIC_ACCESS grants nothing.
+  if (isGrantedAny(getMember(request), rule.roles, rule.roles.length === 1 && rule.allowIf === null)) return;
   if (rule.allowIf !== null) {
     const verdict = rule.allowIf(securityContext(request));
     if (isThenable(verdict)) {
@@ -200,7 +195,6 @@ function compileRule(rule: unknown, index: number): AccessRule {
     roles: Object.freeze(roles),
     allowIf,
     checksAccess: allowIf !== null || (roles.length > 0 && !onlyPublic),
-    publicOnly: allowIf === null && roles.length === 1 && roles[0] === 'PUBLIC_ACCESS',
     channel: (r.requiresChannel as 'http' | 'https' | undefined) ?? null,
   });
 }

@@ -101,11 +101,11 @@ export function isGranted(member: Member | null, attribute: string): boolean {
 /**
  * Symfony's isGranted for a list of attributes under the affirmative strategy: any one grants. Except
  * `PUBLIC_ACCESS`, which AuthenticatedVoter grants only when it is the whole list (`$attributes ===
- * [self::PUBLIC_ACCESS]`): beside another attribute it is no attribute any voter grants.
+ * [self::PUBLIC_ACCESS]`): beside another attribute it is no attribute any voter grants. `alone` says
+ * whether the list is the whole decision (an access rule's `allow_if` is one more attribute).
  */
-export function isGrantedAny(member: Member | null, attributes: readonly string[]): boolean {
-  if (attributes.length === 1) return isGranted(member, attributes[0]!);
-  for (const attribute of attributes) if (attribute !== 'PUBLIC_ACCESS' && isGranted(member, attribute)) return true;
+export function isGrantedAny(member: Member | null, attributes: readonly string[], alone = attributes.length === 1): boolean {
+  for (const attribute of attributes) if ((alone || attribute !== 'PUBLIC_ACCESS') && isGranted(member, attribute)) return true;
   return false;
 }
 
