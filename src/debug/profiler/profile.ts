@@ -136,6 +136,13 @@ export interface Profile {
     memberId: unknown;
     firewall: string | null;
     authenticated: boolean;
+    /**
+     * The member's roles, `ROLE_USER` included (Symfony's panel: Roles); none for an anonymous request.
+     * Absent from profiles stored before they were recorded.
+     */
+    roles?: string[];
+    /** How the member was authenticated (Symfony's panel: Token class); null when anonymous. Absent as `roles`. */
+    authenticatedBy?: string | null;
   };
   routing: {
     route: string | null;

@@ -12,6 +12,8 @@ export const PROFILE_LIMITS = {
   headers: 100,
   headerValue: 4096,
   stack: 16 * 1024,
+  /** A member's roles listed (a member read back from a session or a token holds at most 64). */
+  roles: 64,
   /** A profile above this (serialized) loses its content, then log contexts, then most logs. */
   profileBytes: 1024 * 1024,
 } as const;

@@ -97,7 +97,7 @@ export function security(attribute: (key: string) => unknown): Profile['security
   // `irms_token` and `member_id` are recorded before the controller (LoginListener::setup); a request the
   // firewall answered or denied earlier (access control, a logout) has only the firewall's member.
   const member = attribute(TOKEN_ATTRIBUTE);
-  const known = member !== null && typeof member === 'object' ? (member as { irmsToken?: unknown; memberId?: unknown }) : null;
+  const known = member !== null && typeof member === 'object' ? (member as { irmsToken?: unknown; memberId?: unknown; roles?: unknown; authenticatedBy?: unknown }) : null;
   const token = attribute('irms_token') ?? known?.irmsToken;
   const memberId = attribute('member_id') ?? known?.memberId;
   // `_firewall` is '' for a request no firewall covers (Authenticator.assign): it has none, not one named ''.
@@ -108,5 +108,14 @@ export function security(attribute: (key: string) => unknown): Profile['security
     memberId: memberId === undefined ? null : sanitize(memberId),
     firewall: typeof firewall === 'string' ? firewall : firewall === undefined || firewall === null ? null : String(sanitize(firewall)),
     authenticated: !isAnonymousMember(memberId) || (token !== undefined && token !== null && token !== ''),
+    roles: known === null ? [] : roleNames(known.roles),
+    authenticatedBy: typeof known?.authenticatedBy === 'string' ? known.authenticatedBy : null,
   };
+}
+
+/** A member's roles as the panel lists them: `ROLE_USER` included, as every member holds it (rolesOf). */
+function roleNames(roles: unknown): string[] {
+  const names = Array.isArray(roles) ? roles.filter((r): r is string => typeof r === 'string').slice(0, PROFILE_LIMITS.roles) : [];
+  if (!names.includes('ROLE_USER')) names.push('ROLE_USER');
+  return names.map((r) => (r.length > 128 ? `${r.slice(0, 128)}…` : r));
 }

@@ -269,8 +269,16 @@ function securityPanel(profile: Profile): string {
 <div class="pf-card"><span>Authenticated</span><b>${s.authenticated ? 'yes' : 'no'}</b></div>
 <div class="pf-card"><span>Firewall</span><b class="pf-mono">${esc(s.firewall ?? 'none')}</b></div>
 </div>
-${kvTable({ member_id: s.memberId, irms_token: s.token, firewall: s.firewall }, '', 'Security token')}
+${kvTable({ member_id: s.memberId, irms_token: s.token, firewall: s.firewall, authenticated_by: s.authenticatedBy ?? null }, '', 'Security token')}
+${rolesList(s.roles)}
 <p class="pf-note">Tokens and credentials are masked before a profile is stored.</p>`;
+}
+
+/** The member's roles, as Symfony's security panel lists them; a profile stored before roles were recorded says so. */
+function rolesList(roles: readonly string[] | undefined): string {
+  if (roles === undefined) return '<h3>Roles</h3><p class="pf-empty">This profile was stored without roles.</p>';
+  if (roles.length === 0) return '<h3>Roles</h3><p class="pf-empty">No roles: the request has no member.</p>';
+  return `<h3>Roles</h3><ul class="pf-roles">${roles.map((r) => `<li class="pf-mono">${esc(r)}</li>`).join('')}</ul>`;
 }
 
 /**
