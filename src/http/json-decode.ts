@@ -5,7 +5,11 @@
  */
 import { isWellFormedText } from './url-encode.ts';
 
-/** PHP's json_decode depth: nesting deeper than this is a decode error (400). */
+/**
+ * PHP's json_decode depth (512, the default Symfony's Request::toArray and the JSON body listener use).
+ * PHP counts the document itself as a level, so arrays and objects may nest MAX_JSON_DEPTH - 1 deep:
+ * `json_decode('[[1]]', false, 2)` is "Maximum stack depth exceeded" (php-src ext/json/tests/007.phpt).
+ */
 export const MAX_JSON_DEPTH = 512;
 
 /** ignoreBOM keeps a leading byte-order mark in the text, so JSON.parse refuses it as json_decode does. */
@@ -16,7 +20,7 @@ const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 /** The decoded value and its text; throws (the reason as the error) where json_decode fails. */
 export function decodeJsonLikePhp(bytes: Uint8Array): { data: unknown; text: string } {
   const text = strictUtf8.decode(bytes);
-  if (text.length > MAX_JSON_DEPTH * 2 && nestingDepth(text) > MAX_JSON_DEPTH) throw new SyntaxError('Maximum stack depth exceeded');
+  if (text.length >= MAX_JSON_DEPTH * 2 && nestingDepth(text) >= MAX_JSON_DEPTH) throw new SyntaxError('Maximum stack depth exceeded');
   const data: unknown = JSON.parse(text);
   // json_decode refuses an unpaired UTF-16 surrogate escape (JSON_ERROR_UTF16); JSON.parse keeps it.
   // Only a text holding a surrogate escape is walked.

@@ -81,8 +81,17 @@ test('invalid JSON, numbers, strings, whitespace, bad UTF-8 and depth > 512 → 
       assert.ok(!lines.some((l) => l.includes('Matched route') || l.includes('Uncaught')), 'routing never ran, nothing logged as an error');
     }
   }
-  const ok = await post(app, '['.repeat(512) + ']'.repeat(512), 'application/json');
-  assert.equal(ok.status, 200, 'depth 512 is accepted');
+  const ok = await post(app, '['.repeat(511) + ']'.repeat(511), 'application/json');
+  assert.equal(ok.status, 200, 'nesting 511 is accepted');
+});
+
+test('regression: 512 nested arrays were accepted, though json_decode at its default depth 512 refuses them (PHP counts the document as a level)', async () => {
+  const { app } = testApp({ routes });
+  for (const body of ['['.repeat(512) + ']'.repeat(512), '{"a":'.repeat(511) + '[1]' + '}'.repeat(511)]) {
+    const r = await post(app, body, 'application/json');
+    assert.equal(r.status, 400, body.slice(0, 10));
+    assert.equal(await r.text(), 'Unable to parse request.');
+  }
 });
 
 test('regression: a JSON body that starts with a UTF-8 byte-order mark is a 400 (the decoder used to drop the mark)', async () => {
