@@ -247,6 +247,9 @@ export class HttpKernel {
       'content-type': 'text/plain; charset=UTF-8',
       'cache-control': 'no-cache, private',
     });
+    // An unrendered HTTP exception keeps its headers with its status (`Allow`, `WWW-Authenticate`,
+    // `Retry-After`), as Symfony's ErrorHandler::renderException sends the uncaught exception's headers.
+    if (!original) copyExceptionHeaders(error, response.headers);
     return this.finishUnfiltered(request, response);
   }
 

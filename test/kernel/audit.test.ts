@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createApp, HttpResponse, MethodNotAllowedHttpException, ServiceUnavailableHttpException, UnauthorizedHttpException, type AnyListenerRegistration } from '../../src/index.ts';
+
+/** A kernel.exception listener that stops the hook without answering: ErrorListener::onKernelException never renders. */
+const stopsUnanswered: AnyListenerRegistration = {
+  hook: 'kernel.exception',
+  listener: { id: 'App\\EventListener\\Silencer::onKernelException', role: 'stops the hook', call: (event) => event.stopPropagation() },
+  placement: { priority: 10 },
+};
+
+test('regression: when no kernel.exception listener answered, the minimal response kept the HTTP status but dropped the exception\'s headers (Allow, WWW-Authenticate, Retry-After); Symfony\'s ErrorHandler::renderException sends them', async () => {
+  const routes = [
+    { name: 'allow', path: '/allow', controller: () => { throw new MethodNotAllowedHttpException(['GET', 'POST'], 'no'); } },
+    { name: 'auth', path: '/auth', controller: () => { throw new UnauthorizedHttpException('Bearer realm="api"', 'who?'); } },
+    { name: 'later', path: '/later', controller: () => { throw new ServiceUnavailableHttpException(120, 'busy'); } },
+    { name: 'plain', path: '/plain', controller: () => HttpResponse.text('ok') },
+  ];
+  for (const env of ['prod', 'dev'] as const) {
+    const app = createApp({ env, environment: {}, logSink: () => {}, routes, listeners: [stopsUnanswered] });
+    for (const method of ['GET', 'HEAD']) {
+      const allow = await app.fetch(new Request('http://localhost/allow', { method }));
+      assert.equal(allow.status, 405, `${env} ${method}`);
+      assert.equal(allow.headers.get('allow'), 'GET, POST', `${env} ${method}`);
+      const auth = await app.fetch(new Request('http://localhost/auth', { method }));
+      assert.equal(auth.status, 401);
+      assert.equal(auth.headers.get('www-authenticate'), 'Bearer realm="api"');
+      const later = await app.fetch(new Request('http://localhost/later', { method }));
+      assert.equal(later.status, 503);
+      assert.equal(later.headers.get('retry-after'), '120');
+      // Still the minimal answer: nothing of the message, CONTRACT §9's defaults.
+      assert.equal(later.headers.get('cache-control'), 'no-cache, private');
+      assert.doesNotMatch(await later.text(), /busy/);
+    }
+  }
+});
