@@ -132,6 +132,14 @@ export class ResponseHeaders {
     this.cacheControlIsDefault = true;
     this.cacheControlRemoved = false;
   }
+  /**
+   * The computed default when Cache-Control is absent and was not deleted. Symfony's ResponseHeaderBag
+   * computes it when the Response is built; here the ResponseListener writes it, so a response that a
+   * later kernel.response listener put in place gets it from the kernel (CONTRACT §9: every response).
+   */
+  ensureCacheControl(): void {
+    if (!this.cacheControlRemoved && !this.map.has('cache-control')) this.setDefaultCacheControl();
+  }
   /** The Cache-Control directives set so far (HeaderBag's `cacheControl`): none while the header is the computed default. */
   cacheControlDirectives(): Directives {
     const current = this.cacheControlIsDefault ? undefined : this.map.get('cache-control');

@@ -170,6 +170,7 @@ export class HttpKernel {
   }
 
   private finishRequest(response: HttpResponse, request: KernelRequest): MaybePromise<HttpResponse> {
+    response.headers.ensureCacheControl();
     const pending = this.dispatch('kernel.finish_request', new FinishRequestEvent(request));
     return pending ? pending.then(() => response) : response;
   }

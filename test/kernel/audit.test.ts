@@ -34,3 +34,24 @@ test('regression: when no kernel.exception listener answered, the minimal respon
     }
   }
 });
+
+test('regression: a response a kernel.response listener put in place after the ResponseListener went out without Cache-Control (Symfony\'s Response computes it when built)', async () => {
+  const replaceWith = (make: () => HttpResponse): AnyListenerRegistration => ({
+    hook: 'kernel.response',
+    listener: { id: 'App\\EventListener\\Replacer::onKernelResponse', role: 'replaces the response', call: (event) => { event.response = make(); } },
+    placement: { priority: -10 },
+  });
+  const routes = [{ name: 'ok', path: '/ok', controller: () => HttpResponse.text('ok') }];
+  const cases: [() => HttpResponse, string | null][] = [
+    [() => new HttpResponse('replaced'), 'no-cache, private'],
+    [() => new HttpResponse('replaced', 200, { 'last-modified': 'Wed, 21 Oct 2015 07:28:00 GMT' }), 'private, must-revalidate'],
+    [() => new HttpResponse('replaced', 200, { 'cache-control': 'max-age=60, public' }), 'max-age=60, public'],
+    // RedirectResponse removes a 301's default, and nothing brings it back.
+    [() => HttpResponse.redirect('/elsewhere', 301), null],
+  ];
+  for (const [make, expected] of cases) {
+    const app = createApp({ env: 'prod', environment: {}, logSink: () => {}, routes, listeners: [replaceWith(make)] });
+    const r = await app.fetch(new Request('http://localhost/ok'));
+    assert.equal(r.headers.get('cache-control'), expected, String(make));
+  }
+});
