@@ -275,6 +275,12 @@ export class CompiledRouteImpl implements CompiledRoute {
    */
   extraSlashes: boolean;
   /**
+   * @internal Symfony keeps this route static: looked up by the path with every trailing slash removed,
+   * ahead of the dynamic routes (CompiledUrlMatcherTrait::doMatch). True for a static route until the
+   * Router finds an earlier dynamic route able to match it (Symfony then compiles it as a pattern).
+   */
+  trimmedLookup: boolean;
+  /**
    * @internal The route's leading whole path segments, for the router's prefix index: a string is a
    * literal segment, null a segment that is exactly one `:param` (any non-empty segment). Segments after
    * the first group, wildcard or mixed segment are not indexed, nor is a dynamic route's last segment.
@@ -388,11 +394,13 @@ export class CompiledRouteImpl implements CompiledRoute {
     if (this.isStatic) {
       this.staticPath = tokens.map((t) => (t as { value: string }).value).join('');
       this.extraSlashes = this.staticPath.length > 1 && this.staticPath.endsWith('/');
+      this.trimmedLookup = true;
       this.regexp = null;
       this.prefixPieces = Object.freeze(this.staticPath.split('/'));
     } else {
       this.staticPath = null;
       this.extraSlashes = false;
+      this.trimmedLookup = false;
       this.regexp = regexp;
       for (const key of keys) {
         this.captureNames.push(key.name);

@@ -8,6 +8,8 @@
  * - per candidate: pattern (+ requirements) matches → method allowed? match : collect its methods; the
  *   pattern does not match but matches with the trailing slash toggled → for GET/HEAD, when the route
  *   allows GET (or any method), stop: nothing matched and nothing is allowed (forces the redirect below);
+ *   a path ending in two or more slashes is the exception (attemptTrailingSlashes): only a static route
+ *   with the path's rtrimmed form stops there, and static routes are tried before the dynamic ones;
  * - `match()`: try the path; methods collected → 405; not GET/HEAD → 404 with the original path;
  *   GET/HEAD → toggle the trailing slash and retry: a match is a redirect to the toggled path (unless that
  *   path could be read as another host), otherwise 404 with the toggled path (methods collected on the
@@ -97,6 +99,19 @@ class TrieNode {
 /** Result of one matching pass over the candidates. */
 const STOP_FOR_REDIRECT = 1;
 
+/** The path ends in two or more slashes (`//`, `/dir//`). */
+function endsWithSlashes(path: string): boolean {
+  const last = path.length - 1;
+  return last > 0 && path.charCodeAt(last) === 0x2f && path.charCodeAt(last - 1) === 0x2f;
+}
+
+/** `rtrim(path, '/') ?: '/'`: the key of Symfony's static route lookup. */
+function trimSlashes(path: string): string {
+  let end = path.length;
+  while (end > 1 && path.charCodeAt(end - 1) === 0x2f) end--;
+  return path.slice(0, end);
+}
+
 /** `rtrim(path, '/')`, then the toggled path, or null when there is nothing to toggle (`/`, `//`, ``). */
 function togglePath(path: string): string | null {
   let end = path.length;
@@ -152,34 +167,28 @@ export class Router {
     };
     fill(this.root, []);
 
-    // CompiledUrlMatcherDumper::groupStaticRoutes compiles a static route as dynamic when an earlier
-    // dynamic route can match its path with or without the trailing slash; as a regex it takes one
-    // trailing slash only, so such a route does not serve `/dir//`.
-    for (const route of table) {
-      if (!route.extraSlashes) continue;
-      const path = route.staticPath as string;
-      const url = path.slice(0, -1);
-      for (const other of this.candidatesFor(path, true)) {
-        if (other.index >= route.index) break;
-        if (!other.isStatic && (typeof other.probe(url) === 'object' || typeof other.probe(path) === 'object')) {
-          route.extraSlashes = false;
-          break;
-        }
-      }
-    }
-
-    // A static route may take the O(1) path only if no earlier route can match its path or the toggled
-    // path (an earlier exact match would win; an earlier toggled match would stop for a redirect).
+    // One scan of the earlier candidates of each static route, for two things:
+    // - CompiledUrlMatcherDumper::groupStaticRoutes compiles a static route as dynamic when an earlier
+    //   dynamic route can match its path with or without the trailing slash (`$url`, `$url.'/'`); as a
+    //   regex it takes one trailing slash only, so such a route does not serve `/dir//`, and it is tried in
+    //   table order, not ahead of the dynamic routes, for a path ending in more slashes (attemptTrailingSlashes);
+    // - a static route may take the O(1) path only if no earlier route can match its path or the toggled
+    //   path (an earlier exact match would win; an earlier toggled match would stop for a redirect).
     for (const route of table) {
       const path = route.staticPath;
-      if (path === null || this.fastStatic.has(path)) continue;
+      if (path === null) continue;
       const toggled = togglePath(path);
-      let shadowed = false;
+      // groupStaticRoutes' other form of the path: `$url` for a route ending in `/`, else `$url.'/'` (`//` for `/`).
+      const form = route.extraSlashes ? path.slice(0, -1) : path + '/';
+      let shadowed = this.fastStatic.has(path);
       for (const other of this.candidatesFor(path, true)) {
-        if (other.index >= route.index) break;
-        if (other.probe(path) !== NO_MATCH || (toggled !== null && other.probe(toggled) !== NO_MATCH)) {
-          shadowed = true;
-          break;
+        if (other.index >= route.index || (shadowed && !route.trimmedLookup)) break;
+        const exact = other.probe(path);
+        const flipped = toggled === null ? NO_MATCH : other.probe(toggled);
+        if (exact !== NO_MATCH || flipped !== NO_MATCH) shadowed = true;
+        if (!other.trimmedLookup && (typeof exact === 'object' || typeof (form === toggled ? flipped : other.probe(form)) === 'object')) {
+          route.extraSlashes = false;
+          route.trimmedLookup = false;
         }
       }
       if (!shadowed) this.fastStatic.set(path, route);
@@ -242,6 +251,7 @@ export class Router {
       return { route: fast, params: fast.probe(path) as Record<string, unknown> };
     }
     const candidates = this.candidatesFor(path, redirectable);
+    if (endsWithSlashes(path)) return this.attemptTrailingSlashes(path, method, redirectable, candidates);
     let toggled: string | null | undefined;
     for (let i = 0; i < candidates.length; i++) {
       const route = candidates[i]!;
@@ -255,6 +265,36 @@ export class Router {
       if (redirectable && route.allowsGet) {
         if (toggled === undefined) toggled = togglePath(path);
         if (toggled !== null && typeof route.probe(toggled) === 'object') {
+          this.allowed.length = 0;
+          return STOP_FOR_REDIRECT;
+        }
+      }
+    }
+    return 0;
+  }
+
+  /**
+   * attempt() for a path ending in two or more slashes, where Symfony's two lookups part ways
+   * (CompiledUrlMatcherTrait::doMatch): first the routes it keeps static, looked up by the path without
+   * its trailing slashes (`$this->staticRoutes[$trimmedPathinfo]`: one with that path stops the pass for
+   * the redirect, one ending in `/` serves the path), then the others, whose regex takes one optional
+   * trailing slash (`/?$`): they match the path itself or not at all, and never stop the pass. So GET
+   * `/about//` is not stopped by `/:page` (a later `/*path` serves it), and GET `//` is stopped by `/`.
+   */
+  private attemptTrailingSlashes(path: string, method: string, redirectable: boolean, candidates: readonly CompiledRouteImpl[]): RouteMatch | typeof STOP_FOR_REDIRECT | 0 {
+    const trimmed = trimSlashes(path);
+    for (let pass = 0; pass < 2; pass++) {
+      for (let i = 0; i < candidates.length; i++) {
+        const route = candidates[i]!;
+        if (route.trimmedLookup !== (pass === 0)) continue;
+        const result = route.probe(path);
+        if (typeof result === 'object') {
+          if (route.allowsMethod(method)) return { route, params: result };
+          const methods = route.anyMethod ? DEFAULT_METHODS : route.methods;
+          for (let j = 0; j < methods.length; j++) if (!this.allowed.includes(methods[j]!)) this.allowed.push(methods[j]!);
+          continue;
+        }
+        if (pass === 0 && redirectable && route.allowsGet && route.staticPath === trimmed) {
           this.allowed.length = 0;
           return STOP_FOR_REDIRECT;
         }
@@ -305,6 +345,12 @@ export class Router {
       }
       // An empty optional variable (null included: Symfony skips an optional one that is null) leaves its group out.
       if (!required && (value === null || value === '' || value === false)) continue;
+      // A function (a getter left uncalled) is PHP's Closure, which has no __toString: doGenerate cannot use
+      // it as a string. String() would write its source code into the URL.
+      if (typeof value === 'function') {
+        invalid = new InvalidParameterException(`Parameter "${variable}" for route "${name}" must be a scalar to generate a URL.`);
+        continue;
+      }
       let stringValue: string | string[];
       let text: string;
       if (route.wildcardVariables.has(variable)) {
@@ -374,9 +420,14 @@ export class Router {
     const path = pathInfo === '' ? '/' : pathInfo;
     const redirectable = method === 'GET' || method === 'HEAD';
     const toggled = togglePath(path);
-    const out: RouteExplanation[] = [];
+    // A path ending in two or more slashes is looked up as attemptTrailingSlashes does: the routes Symfony
+    // keeps static first, and only one of them with the trimmed path differs by the trailing slash.
+    const slashes = endsWithSlashes(path);
+    const trimmed = slashes ? trimSlashes(path) : '';
+    const order = slashes ? [...this.table.filter((r) => r.trimmedLookup), ...this.table.filter((r) => !r.trimmedLookup)] : this.table;
+    const out: RouteExplanation[] = new Array(this.table.length);
     let done = false;
-    for (const route of this.table) {
+    for (const route of order) {
       let outcome: RouteExplanation['outcome'];
       if (done) {
         outcome = 'not examined';
@@ -389,14 +440,14 @@ export class Router {
           } else {
             outcome = 'method not allowed';
           }
-        } else if (toggled !== null && typeof route.probe(toggled) === 'object') {
+        } else if (slashes ? route.trimmedLookup && route.staticPath === trimmed : toggled !== null && typeof route.probe(toggled) === 'object') {
           outcome = 'trailing slash differs';
           if (redirectable && route.allowsGet) done = true;
         } else {
           outcome = result === REQUIREMENT_FAILED ? 'requirement not met' : 'path does not match';
         }
       }
-      out.push({ name: route.name, path: route.path, methods: route.methods, outcome });
+      out[route.index] = { name: route.name, path: route.path, methods: route.methods, outcome };
     }
     return out;
   }
@@ -502,7 +553,9 @@ function isStringable(value: object): boolean {
 
 /** PHP http_build_query style (RFC 3986 encoding): arrays and objects become `key[sub]=value`. */
 function appendQuery(out: string[], key: string, value: unknown, depth: number): void {
-  if (value === undefined || value === null) return;
+  // A function is PHP's Closure: no public properties and no __toString, so the caster leaves it an
+  // object, of which http_build_query writes nothing (String() wrote its source code).
+  if (value === undefined || value === null || typeof value === 'function') return;
   // doGenerate's caster: an object is its public properties, or, having none, its __toString.
   if (typeof value === 'object' && (Object.keys(value).length > 0 || !isStringable(value))) {
     if (depth > 8) return;

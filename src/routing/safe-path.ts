@@ -17,22 +17,26 @@ const HEX = /^[0-9A-Fa-f]{2}$/;
  */
 export function isUnsafeRedirectPath(path: string): boolean {
   if (path.length === 0 || path.charCodeAt(0) !== 0x2f /* / */) return true;
-  let rest = path.slice(1);
-  // Each iteration removes at least one character (an escape `%XX` becomes one char), so this terminates.
-  for (let guard = 0; guard < 4096 && rest.length > 0; guard++) {
-    const code = rest.charCodeAt(0);
+  // What is left to read is `pending` (the character the last escape decoded to, if not yet read) followed
+  // by `path` from `i`. Nothing longer than a few characters is built per step: rebuilding the rest of the
+  // path (`decoded + rest.slice(3)`) copied it at every step, so a 390 KB `/%09…%09` took 3 s of CPU.
+  let pending = '';
+  let i = 1;
+  // Each step reads at least one character (an escape `%XX` becomes one char), so this terminates.
+  for (let guard = 0; guard < 4096; guard++) {
+    const head = pending + path.slice(i, i + 3);
+    if (head.length === 0) return false;
+    const code = head.charCodeAt(0);
     if (code === 0x2f || code === 0x5c) return true; // '/' or '\'
-    if (code <= 0x20 || code === 0x7f) {
-      rest = rest.slice(1); // tab, CR, LF, NUL, space, DEL: skipped by URL parsers or by browsers
-      continue;
-    }
-    if (code === 0x25 /* % */ && rest.length >= 3 && HEX.test(rest.slice(1, 3))) {
-      rest = String.fromCharCode(parseInt(rest.slice(1, 3), 16)) + rest.slice(3);
-      continue;
-    }
-    return false;
+    let used: number;
+    if (code <= 0x20 || code === 0x7f) used = 1; // tab, CR, LF, NUL, space, DEL: skipped by URL parsers or by browsers
+    else if (code === 0x25 /* % */ && head.length >= 3 && HEX.test(head.slice(1, 3))) used = 3;
+    else return false;
+    i += Math.max(0, used - pending.length);
+    pending = pending.slice(used);
+    if (used === 3) pending = String.fromCharCode(parseInt(head.slice(1, 3), 16)) + pending;
   }
-  return rest.length > 0; // only reached when the guard ran out: refuse
+  return pending.length > 0 || i < path.length; // only reached when the guard ran out: refuse
 }
 
 /**

@@ -102,16 +102,18 @@ function naiveRouter(defs: RouteDefinition[]): (path: string, method: string) =>
       }
       return out;
     };
-    return { d, path, test, methods, isStatic: !/[:*{]/.test(path), extraSlashes: false };
+    return { d, path, test, methods, isStatic: !/[:*{]/.test(path), trimmedLookup: false };
   });
-  // Symfony looks static routes up by the rtrimmed path: one ending in `/` serves `/dir//` too, unless an
-  // earlier dynamic route can match it (then it is compiled as dynamic, with one optional slash).
+  // Symfony keeps a static route static (looked up by the rtrimmed path, ahead of the dynamic routes)
+  // unless an earlier dynamic route can match its path with or without the trailing slash; then it is
+  // compiled as dynamic, with one optional slash. Kept static, one ending in `/` serves `/dir//` too.
   for (const [i, c] of compiled.entries()) {
-    if (!c.isStatic || c.path.length < 2 || !c.path.endsWith('/')) continue;
+    if (!c.isStatic) continue;
     const strict = c.test;
-    c.extraSlashes = !compiled.slice(0, i).some((o) => !o.isStatic && (o.test(c.path.slice(0, -1)) || o.test(c.path)));
     const base = encodePath(c.path);
-    if (c.extraSlashes) c.test = (p) => strict(p.startsWith(base) && /^\/*$/.test(p.slice(base.length)) ? base : p);
+    const url = base.length > 1 && base.endsWith('/') ? base.slice(0, -1) : base;
+    c.trimmedLookup = !compiled.slice(0, i).some((o) => !o.trimmedLookup && (o.test(url) || o.test(url + '/')));
+    if (c.trimmedLookup && url !== base) c.test = (p) => strict(p.startsWith(base) && /^\/*$/.test(p.slice(base.length)) ? base : p);
   }
   const toggle = (p: string): string | null => {
     const t = p.replace(/\/+$/, '');
@@ -119,7 +121,12 @@ function naiveRouter(defs: RouteDefinition[]): (path: string, method: string) =>
   };
   const pass = (p: string, method: string): { hit?: string; allowed: string[]; stop?: boolean } => {
     const allowed: string[] = [];
-    for (const c of compiled) {
+    // CompiledUrlMatcherTrait::doMatch: a dynamic route's regex takes one optional trailing slash, so with
+    // two or more only the static lookup (by the rtrimmed path, first) can find a slash mismatch.
+    const slashes = /\/\/$/.test(p);
+    const trimmed = p.replace(/\/+$/, '') || '/';
+    const order = slashes ? [...compiled.filter((c) => c.trimmedLookup), ...compiled.filter((c) => !c.trimmedLookup)] : compiled;
+    for (const c of order) {
       const params = c.test(p);
       if (params) {
         if (c.methods.length === 0 || c.methods.includes(method) || (method === 'HEAD' && c.methods.includes('GET'))) {
@@ -129,7 +136,8 @@ function naiveRouter(defs: RouteDefinition[]): (path: string, method: string) =>
         continue;
       }
       const t = toggle(p);
-      if ((method === 'GET' || method === 'HEAD') && t && (c.methods.length === 0 || c.methods.includes('GET')) && c.test(t)) {
+      const differs = slashes ? c.trimmedLookup && encodePath(c.path) === trimmed : t !== null && c.test(t) !== null;
+      if ((method === 'GET' || method === 'HEAD') && differs && (c.methods.length === 0 || c.methods.includes('GET'))) {
         return { allowed: [], stop: true };
       }
     }
