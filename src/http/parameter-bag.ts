@@ -1,3 +1,4 @@
+import { BadRequestException } from '../kernel/exceptions.ts';
 import { nullRecord } from './null-record.ts';
 
 /**
@@ -27,8 +28,16 @@ export class ParameterBag<V = unknown> {
   remove(key: string): void {
     this.data?.delete(key);
   }
-  /** A copy of every entry, as an object without prototype. */
-  all(): Record<string, V> {
+  /**
+   * A copy of every entry, as an object without prototype; with a key, Symfony 5.4's ParameterBag::all($key):
+   * that parameter when it is an array (a list or nested parameters, a copy), `[]` when it is absent or
+   * null, and a BadRequestException (a 400) for anything else, so `query.all('tags')` on `?tags=x` is
+   * refused as in Symfony rather than answering every parameter.
+   */
+  all(): Record<string, V>;
+  all(key: string | null | undefined): unknown[] | Record<string, unknown>;
+  all(key?: string | null): Record<string, V> | unknown[] | Record<string, unknown> {
+    if (key !== undefined && key !== null) return arrayParameter(key, this.data?.get(key));
     const out = nullRecord<V>();
     if (this.data) for (const [k, v] of this.data) out[k] = v;
     return out;
@@ -83,6 +92,37 @@ export class ParameterBag<V = unknown> {
   }
 }
 
+/** ParameterBag::all($key)'s value: `$this->parameters[$key] ?? []`, which must be a PHP array. */
+function arrayParameter(key: string, value: unknown): unknown[] | Record<string, unknown> {
+  if (value === undefined || value === null) return [];
+  if (Array.isArray(value)) return value.slice();
+  if (typeof value === 'object' && isPlainRecord(value)) return Object.assign(nullRecord(), value);
+  throw new BadRequestException(`Unexpected value for parameter "${key}": expecting "array", got "${debugType(value)}".`);
+}
+
+/** A PHP array's counterpart: nested parameters (no prototype) or a JSON object. */
+function isPlainRecord(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === null || proto === Object.prototype;
+}
+
+/** PHP's get_debug_type of a value that is no array. */
+function debugType(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return 'string';
+    case 'boolean':
+      return 'bool';
+    case 'number':
+    case 'bigint':
+      return Number.isInteger(value) || typeof value === 'bigint' ? 'int' : 'float';
+    case 'object':
+      return (value as object).constructor?.name || 'object';
+    default:
+      return typeof value;
+  }
+}
+
 const TRUE_WORDS = new Set(['1', 'true', 'on', 'yes']);
 /**
  * What php_filter_boolean trims (PHP_FILTER_TRIM_DEFAULT, ext/filter/logical_filters.c): space, tab, CR,
@@ -97,13 +137,20 @@ function filterTrim(s: string): string {
 /** The numeric prefix PHP's `(int)` cast reads from a string (leading whitespace allowed, exponent included). */
 const NUMERIC_PREFIX = /^[ \t\n\r\v\f]*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/;
 
+/** 2^63: PHP_INT_MAX + 1 and -PHP_INT_MIN, which a JavaScript number writes as the same value as PHP_INT_MAX. */
+const INT64_LIMIT = 2 ** 63;
+
 /** PHP's `(int)`: numbers truncated (INF, NAN → 0), a string's numeric prefix, booleans 0/1, arrays 0 when empty. */
 function phpInt(v: unknown): number {
   if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) || 0 : 0;
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (typeof v === 'string') {
     const prefix = NUMERIC_PREFIX.exec(v);
-    return prefix === null ? 0 : phpInt(Number(prefix[0].trim()));
+    if (prefix === null) return 0;
+    // zval_get_long casts a numeric string's value with zend_dval_to_lval_cap: out of range it saturates
+    // at PHP_INT_MAX / PHP_INT_MIN (here as the nearest numbers, ±2^63), where Math.trunc kept 1e100.
+    const n = Number(prefix[0].trim());
+    return Number.isFinite(n) && Math.abs(n) >= INT64_LIMIT ? Math.sign(n) * INT64_LIMIT : phpInt(n);
   }
   if (Array.isArray(v)) return v.length ? 1 : 0;
   if (v === null || typeof v !== 'object') return 0;
@@ -140,7 +187,14 @@ function headerName(name: string): string {
 /** Request headers: case-insensitive, read lazily from the host's request, writable by listeners. */
 export class HeaderBag {
   private overrides: Map<string, string | null> | null = null;
+  /** Counts set/remove calls, so the request knows when a host it remembered may have changed (getHost). */
+  private changes = 0;
   constructor(private readonly source: HeaderSource) {}
+
+  /** How many times a listener changed a header (0: the headers as sent). */
+  get version(): number {
+    return this.changes;
+  }
 
   /** HeaderBag::get: the value, or `fallback` (null unless given) when the header is absent. */
   get(name: string): string | null;
@@ -155,9 +209,11 @@ export class HeaderBag {
   }
   set(name: string, value: string): void {
     (this.overrides ??= new Map()).set(headerName(name), value);
+    this.changes++;
   }
   remove(name: string): void {
     (this.overrides ??= new Map()).set(headerName(name), null);
+    this.changes++;
   }
   /**
    * Every header as name, value, name, value… (lower-case names, listeners' changes applied): what

@@ -58,6 +58,9 @@ const PORT_SUFFIX = /:\d+$/;
 const ASCII_UPPER = /[A-Z]+/g;
 const ASCII_LOWER = /[a-z]+/g;
 const JSON_WORD = /json/i;
+/** PCRE's `\s` without the `u` flag: space, tab, LF, VT, FF, CR. */
+const LEADING_PCRE_BLANKS = /^[ \t\n\v\f\r]+/;
+const TRAILING_PCRE_BLANKS = /[ \t\n\v\f\r]+$/;
 /**
  * Host header as sent → its validated, lower-cased host without port. A pure function of the header,
  * so it is remembered: a service sees a handful of distinct hosts, and the two regular expressions
@@ -104,6 +107,8 @@ export class KernelRequest {
   private _method: string | undefined;
   private _pathInfo: string | undefined;
   private _host: string | undefined;
+  /** The headers' version `_host` was computed from: a listener that sets Host or a forwarded header gets a new answer. */
+  private _hostVersion = 0;
   private hostValid = true;
   /** Symfony's isForwardedValid: cleared by the first forwarded-header conflict, which is thrown once (forwardedValues). */
   private forwardedValid = true;
@@ -335,21 +340,28 @@ export class KernelRequest {
   }
 
   /**
-   * The `Host` header, or — missing or empty, as Symfony falls back to SERVER_NAME/SERVER_ADDR and
+   * The `Host` header, or — missing, empty or `0`, as Symfony falls back to SERVER_NAME/SERVER_ADDR and
    * SERVER_PORT — the host's own authority for this connection (`source.fallbackHost`).
    */
   private hostHeader(): string {
-    const header = this.source.header('host');
-    return header ? header : this.source.fallbackHost;
+    // Through the HeaderBag once there is one: a listener may have set the Host (Symfony reads $this->headers).
+    const header = this._headers !== undefined ? this._headers.get('host') : this.source.header('host');
+    // `!$host = $this->headers->get('HOST')` (getHost, getPort): "0" is PHP-falsy, so it is no Host either.
+    return header && header !== '0' ? header : this.source.fallbackHost;
   }
 
   /**
    * Lower-cased host without port. An invalid or untrusted host throws once; afterwards this request
-   * answers '' so that the error page can still be built (Symfony's isHostValid flag).
+   * answers '' so that the error page can still be built (Symfony's isHostValid flag). The answer is
+   * remembered until a listener changes a header (`headers.set('host', …)`): Symfony's getHost reads the
+   * headers on every call.
    */
   getHost(): string {
-    if (this._host !== undefined) return this._host;
-    if (!this.hostValid) return '';
+    const version = this._headers?.version ?? 0;
+    if (this._host !== undefined && this._hostVersion === version) return this._host;
+    if (!this.hostValid && this._hostVersion === version) return '';
+    this._hostVersion = version;
+    this._host = undefined;
     const raw = this.rawHost();
     let host = validHosts.get(raw);
     if (host === undefined) {
@@ -361,6 +373,7 @@ export class KernelRequest {
       // A port beyond 65535 is no port (it would print as `1e+23`): the Host is shown with it, since it is what is wrong.
       const invalid = host && !VALID_HOST.test(host) ? host : hasInvalidPort(sent, host) ? sent : null;
       if (invalid !== null) {
+        if (!this.hostValid) return '';
         this.hostValid = false;
         throw new SuspiciousOperationException(`Invalid Host "${headerText(invalid)}".`);
       }
@@ -368,6 +381,7 @@ export class KernelRequest {
     }
     const trusted = this.settings.trustedHosts;
     if (trusted.length && !trusted.some((re) => re.test(host))) {
+      if (!this.hostValid) return '';
       this.hostValid = false;
       throw new SuspiciousOperationException(`Untrusted Host "${host}".`);
     }
@@ -604,7 +618,8 @@ export class KernelRequest {
     return this.content();
   }
   /**
-   * Request::toArray: the JSON body as an object or a list. An empty body, what json_decode cannot
+   * Request::toArray: the JSON body as an object or a list, integers beyond 64 bits as strings of their
+   * digits (Symfony decodes with JSON_BIGINT_AS_STRING). An empty body, what json_decode cannot
    * decode (invalid UTF-8, a byte-order mark, nesting past 512, an unpaired surrogate escape too) and a
    * scalar are JsonExceptions with Symfony's messages: a 400.
    */
@@ -618,6 +633,9 @@ export class KernelRequest {
     } catch (error) {
       throw new JsonException('Could not decode request body.', error);
     }
+    // JSON_BIGINT_AS_STRING: an integer literal beyond 64 bits is its digits, as a string, not a lossy number.
+    const exact = bigIntsAsStrings(text);
+    if (exact !== null) data = JSON.parse(exact);
     if (data === null || typeof data !== 'object') {
       // get_debug_type: json_decode gives an int for `1` and a float for `1.0` or `1e3`.
       const type = data === null ? 'null' : typeof data === 'boolean' ? 'bool' : typeof data === 'string' ? 'string' : /[.eE]/.test(text) ? 'float' : 'int';
@@ -625,13 +643,20 @@ export class KernelRequest {
     }
     return data as Record<string, unknown> | unknown[];
   }
-  /** Request::getETags: the `If-None-Match` tags, split at commas, empty ones left out. */
+  /**
+   * Request::getETags: preg_split at `\s*,\s*` with PREG_SPLIT_NO_EMPTY: split at commas, the blanks
+   * next to a comma dropped (PCRE's `\s`, ASCII only: String#trim also dropped a no-break space, so
+   * `"a"\xA0` matched `"a"`), empty tags left out.
+   */
   getETags(): string[] {
     const header = this.headers.get('if-none-match');
     if (!header) return [];
+    const parts = header.split(',');
     const tags: string[] = [];
-    for (const part of header.split(',')) {
-      const tag = part.trim();
+    for (let i = 0; i < parts.length; i++) {
+      let tag = parts[i]!;
+      if (i > 0) tag = tag.replace(LEADING_PCRE_BLANKS, '');
+      if (i < parts.length - 1) tag = tag.replace(TRAILING_PCRE_BLANKS, '');
       if (tag !== '') tags.push(tag);
     }
     return tags;
@@ -781,6 +806,42 @@ function absoluteFormTarget(t: string, authorityStart: number): string {
   return rest[0] === '/' ? rest : '/' + rest;
 }
 
+/** A run of 19 digits: the shortest integer literal that may not fit in 64 bits. */
+const NINETEEN_DIGITS = /\d{19}/;
+/** A JSON number at `lastIndex`: sign, integer digits, fraction, exponent. */
+const JSON_NUMBER = /-?(\d+)(\.\d+)?([eE][+-]?\d+)?/y;
+/** PHP_INT_MIN's digits (LONG_MIN_DIGITS in ext/json's scanner). */
+const LONG_MIN_DIGITS = '9223372036854775808';
+
+/**
+ * A valid JSON text with each integer literal that json_decode reads as a big integer (19 digits and
+ * above PHP_INT_MAX, or more: ext/json's scanner) written as a string, so that JSON.parse gives what
+ * JSON_BIGINT_AS_STRING gives; null when there is none (the text is then only scanned when it has a
+ * run of 19 digits, and strings are skipped).
+ */
+function bigIntsAsStrings(text: string): string | null {
+  if (!NINETEEN_DIGITS.test(text)) return null;
+  let out = '';
+  let copied = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      JSON_NUMBER.lastIndex = i;
+      const number = JSON_NUMBER.exec(text)!;
+      const digits = number[1]!;
+      const end = i + number[0].length;
+      if (number[2] === undefined && number[3] === undefined && (digits.length > 19 || (digits.length === 19 && (digits > LONG_MIN_DIGITS || (digits === LONG_MIN_DIGITS && c !== 0x2d))))) {
+        out += `${text.slice(copied, i)}"${number[0]}"`;
+        copied = end;
+      }
+      i = end - 1;
+    }
+  }
+  return copied === 0 ? null : out + text.slice(copied);
+}
+
 /** Whether a lower-cased media type is one of JSON's (`+json` suffixes too) or HTML's, for prefersJson; null for others. */
 function mediaKind(type: string): 'json' | 'html' | null {
   if (type === 'application/json' || type.endsWith('+json')) return 'json';
@@ -854,8 +915,9 @@ function clientIps(values: readonly string[]): string[] {
       const colon = value.indexOf(':');
       if (colon > 0) value = value.slice(0, colon);
     } else if (value[0] === '[') {
+      // substr($clientIp, 1, $i - 1): without a `]` ($i false, so -1) the last character goes too.
       const close = value.indexOf(']', 1);
-      value = value.slice(1, close < 0 ? undefined : close);
+      value = value.slice(1, close < 0 ? -1 : close);
     }
     if (isIp(value)) out.push(value);
   }
@@ -917,7 +979,10 @@ const nextFreeIndex = new WeakMap<object, number>();
  */
 export function addParameter(out: Record<string, unknown>, name: string, value: unknown, firstWins = false): void {
   const path = variablePath(name, false);
-  if (path === null) return;
+  if (!Array.isArray(path)) {
+    if (path !== null) delete out[path.tooDeep];
+    return;
+  }
   if (path.length === 1) {
     const key = path[0]!;
     if (!(firstWins && key in out)) out[key] = value;
@@ -1026,8 +1091,9 @@ type QueryNode = string | { children: Map<string, QueryNode>; next: number };
 /**
  * Symfony's normalizeQueryString (5.4): HeaderUtils::parseQuery, `ksort`, then http_build_query with
  * RFC 3986 encoding. So a repeated name keeps its last value, `c[]=x&c[]=y` becomes `c[0]=x&c[1]=y`,
- * names sort as PHP's ksort sorts them (integer names numerically, before and among the others by
- * PHP 8's comparison), and nested names keep their order.
+ * names sort as PHP's ksort sorts them (numeric names, `10` or `5.5`, by value, others byte-wise:
+ * phpKeyCompare), nested names keep their order, and only the first MAX_INPUT_VARS pairs count, as
+ * parse_str reads no more.
  *
  * Names and values are handled as PHP handles them, as bytes (`urlDecodeBytes`): a byte that is no
  * UTF-8 (`q=%E9`, a Latin-1 form) comes back as written, where decoding to text turned it into U+FFFD,
@@ -1037,16 +1103,36 @@ export function normalizeQueryString(qs: string): string {
   if (!qs) return '';
   const top = new Map<string, QueryNode>();
   const counter = { next: 0 };
-  for (const pair of qs.split('&')) {
+  let count = 0;
+  for (let start = 0; start < qs.length; ) {
+    let end = qs.indexOf('&', start);
+    if (end < 0) end = qs.length;
+    const pair = qs.slice(start, end);
+    start = end + 1;
     if (!pair) continue;
     const eq = pair.indexOf('=');
     const key = urlDecodeBytes(eq < 0 ? pair : pair.slice(0, eq));
+    // parseQuery hands parse_str such a pair as an empty one, which php_strtok_r skips uncounted.
+    if (eq < 0 && isBlankName(key)) continue;
+    // parse_str stops at max_input_vars, as $_GET does; the rest is not part of the normalized query
+    // (and a 16 KB query of 8,000 pairs cost 9 ms a getUri).
+    if (++count > MAX_INPUT_VARS) break;
     setQueryParameter(top, counter, key, eq < 0 ? '' : urlDecodeBytes(pair.slice(eq + 1)));
   }
-  const names = [...top.keys()].sort(phpKeyCompare);
+  const names = [...top.keys()].map((name) => ({ name, number: phpNumericValue(name) })).sort(phpKeyCompare);
   const out: string[] = [];
-  for (const name of names) buildQuery(out, rawUrlEncodeBytes(name), top.get(name)!);
+  for (const { name } of names) buildQuery(out, rawUrlEncodeBytes(name), top.get(name)!);
   return out.join('&');
+}
+
+/** A name HeaderUtils::parseQuery empties: nothing but spaces (`ltrim($k, ' ')`) before a NUL. */
+function isBlankName(name: string): boolean {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c === 0) return true;
+    if (c !== 0x20) return false;
+  }
+  return true;
 }
 
 /** What urlDecodeBytes has to change: an escape, a `+`, or a character that is more than one byte. */
@@ -1116,9 +1202,11 @@ const MANGLED_AFTER_OPEN = /[ .[]/g;
  * - An unclosed `[` after the base name becomes `_`, and so do `.`, space and `[` after it (`a[b.c` is
  *   `a_b_c`, as PHP 8; PHP 7 kept `a_b.c`), the `[` itself staying with `keepBase` (`a[b_c`); after a
  *   complete group the unclosed rest is ignored.
- * Deeper than MAX_PARAMETER_DEPTH: null. Linear in the name's length.
+ * Deeper than MAX_PARAMETER_DEPTH: `{ tooDeep: base }`, since PHP then also deletes the variable of that
+ * base name (php_register_variable_ex's `zend_symtable_str_del(ht, var, var_len)` when the nesting
+ * level is exceeded): `a=1&a[x][x]…` leaves no `a`. Linear in the name's length.
  */
-function variablePath(raw: string, keepBase: boolean): string[] | null {
+function variablePath(raw: string, keepBase: boolean): string[] | TooDeep | null {
   const nul = raw.indexOf('\0');
   const name = nul < 0 ? raw : raw.slice(0, nul);
   let start = 0;
@@ -1145,11 +1233,16 @@ function variablePath(raw: string, keepBase: boolean): string[] | null {
       }
       path.push(name.slice(keyStart, close));
     }
-    if (path.length > MAX_PARAMETER_DEPTH) return null;
+    if (path.length > MAX_PARAMETER_DEPTH) return { tooDeep: base };
     if (name.charCodeAt(close + 1) !== 0x5b) break;
     at = close + 1;
   }
   return path;
+}
+
+/** A name nested deeper than MAX_PARAMETER_DEPTH: dropped, and the variable of its base name deleted. */
+interface TooDeep {
+  readonly tooDeep: string;
 }
 
 /** Whether mangling made `mangled` start with `prefix` where the name as written did not. */
@@ -1159,7 +1252,10 @@ function startsAnew(mangled: string, written: string, prefix: string): boolean {
 
 function setQueryParameter(top: Map<string, QueryNode>, topCounter: { next: number }, key: string, value: string): void {
   const path = variablePath(key, true);
-  if (path === null) return;
+  if (!Array.isArray(path)) {
+    if (path !== null) top.delete(path.tooDeep);
+    return;
+  }
   let children = top;
   let counter = topCounter;
   for (let i = 0; i < path.length; i++) {
@@ -1193,10 +1289,25 @@ function isPhpIntegerKey(name: string): boolean {
   return /^(?:0|-?[1-9][0-9]{0,18})$/.test(name) && Number.isSafeInteger(Number(name));
 }
 
-/** PHP 8's `<=>` on array keys (ksort): integers numerically, an integer against a string as strings, strings byte-wise. */
-function phpKeyCompare(a: string, b: string): number {
-  if (isPhpIntegerKey(a) && isPhpIntegerKey(b)) return Number(a) - Number(b);
-  return a < b ? -1 : a > b ? 1 : 0;
+/** PHP 8's numeric string (is_numeric_string, no trailing data): blanks around, a sign, decimals, an exponent. */
+const PHP_NUMERIC = /^[ \t\n\r\v\f]*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?[ \t\n\r\v\f]*$/;
+
+/** The value of a name that PHP 8 compares as a number (an integer key, or a numeric string such as `5.5`, `01`, `1e3`); null otherwise. */
+function phpNumericValue(name: string): number | null {
+  return PHP_NUMERIC.test(name) ? Number(name.trim()) : null;
+}
+
+/**
+ * ksort's comparison (php_array_key_compare_unstable_i: zendi_smart_strcmp for two string keys,
+ * zend_compare for an integer and a string): two numeric names by value, whether integer keys or
+ * numeric strings (`5.5` before `10`), any other pair byte-wise, an integer as its decimal text. Equal
+ * values keep their order (PHP 8's sort is stable); two infinite ones of a sign compare as text.
+ */
+function phpKeyCompare(a: { name: string; number: number | null }, b: { name: string; number: number | null }): number {
+  const x = a.number;
+  const y = b.number;
+  if (x !== null && y !== null && !(x === y && !Number.isFinite(x))) return x < y ? -1 : x > y ? 1 : 0;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 /** Throws the 413 for a body whose declared Content-Length is over `limit` (nothing is read). */
