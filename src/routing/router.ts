@@ -258,8 +258,7 @@ export class Router {
       const result = route.probe(path);
       if (typeof result === 'object') {
         if (route.allowsMethod(method)) return { route, params: result };
-        const methods = route.anyMethod ? DEFAULT_METHODS : route.methods;
-        for (let j = 0; j < methods.length; j++) if (!this.allowed.includes(methods[j]!)) this.allowed.push(methods[j]!);
+        this.allow(route);
         continue;
       }
       if (redirectable && route.allowsGet) {
@@ -271,6 +270,12 @@ export class Router {
       }
     }
     return 0;
+  }
+
+  /** The methods of a route whose path matched but whose methods did not, for the 405's Allow. */
+  private allow(route: CompiledRouteImpl): void {
+    const methods = route.anyMethod ? DEFAULT_METHODS : route.methods;
+    for (let j = 0; j < methods.length; j++) if (!this.allowed.includes(methods[j]!)) this.allowed.push(methods[j]!);
   }
 
   /**
@@ -290,8 +295,7 @@ export class Router {
         const result = route.probe(path);
         if (typeof result === 'object') {
           if (route.allowsMethod(method)) return { route, params: result };
-          const methods = route.anyMethod ? DEFAULT_METHODS : route.methods;
-          for (let j = 0; j < methods.length; j++) if (!this.allowed.includes(methods[j]!)) this.allowed.push(methods[j]!);
+          this.allow(route);
           continue;
         }
         if (pass === 0 && redirectable && route.allowsGet && route.staticPath === trimmed) {
