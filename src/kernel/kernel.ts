@@ -2,7 +2,7 @@ import type { KernelRequest } from '../http/request.ts';
 import { now } from './clock.ts';
 import { cancelQuietly, HttpResponse } from '../http/response.ts';
 import { messageOf } from '../debug/error-page/safe-json.ts';
-import { logExceptionHandlingFailure } from '../listeners/error-listener.ts';
+import { logExceptionHandlingFailure, logUncaughtException } from '../listeners/error-listener.ts';
 import {
   BadRequestHttpException,
   copyExceptionHeaders,
@@ -222,7 +222,7 @@ export class HttpKernel {
 
   /** No listener rendered the error: kernel.finish_request still runs (its errors ignored), then the last resort. */
   private finishWithoutResponse(request: KernelRequest, thrown: Error): MaybePromise<HttpResponse> {
-    const answer = () => this.lastResort(request, thrown, null);
+    const answer = () => this.lastResort(request, thrown, null, true);
     try {
       const pending = this.dispatch('kernel.finish_request', new FinishRequestEvent(request));
       if (pending) return pending.then(answer, answer);
@@ -235,9 +235,11 @@ export class HttpKernel {
   /**
    * When the exception hook itself fails or sets no response: a small plain 500 that reveals nothing
    * (the HTTP status of an unrendered HTTP exception), so a request never hangs and no rejection escapes.
+   * `unanswered`: nothing failed, no listener set a response; the error is then logged as uncaught.
    */
-  private lastResort(request: KernelRequest, error: Error, original: Error | null): HttpResponse {
-    logExceptionHandlingFailure(request, error, original);
+  private lastResort(request: KernelRequest, error: Error, original: Error | null, unanswered = false): HttpResponse {
+    if (unanswered) logUncaughtException(request, error);
+    else logExceptionHandlingFailure(request, error, original);
     let status = 500;
     try {
       if (!original) status = statusOf(error);

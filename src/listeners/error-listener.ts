@@ -80,6 +80,19 @@ function logLevelOf(error: Error): 'error' | 'critical' {
 }
 
 /**
+ * An exception no kernel.exception listener answered (one stopped the hook before the ErrorListener):
+ * Symfony's HttpKernel throws it on, and ErrorHandler::handleException logs it as
+ * `Uncaught Exception: <message>`, CRITICAL, on channel `php`. Never throws.
+ */
+export function logUncaughtException(request: KernelRequest, error: Error): void {
+  try {
+    request.logger.log('critical', 'php', `Uncaught Exception: ${messageOf(error)}`, { exception: error });
+  } catch {
+    // nothing left to report to
+  }
+}
+
+/**
  * ErrorListener's line for an error thrown while an error was being handled (in Symfony, by the error
  * controller's sub-request; here, by a kernel.exception listener, caught by the kernel):
  * `Exception thrown when handling an exception (<class>: <message> at <file> line <line>)`, at

@@ -55,3 +55,21 @@ test('regression: a response a kernel.response listener put in place after the R
     assert.equal(r.headers.get('cache-control'), expected, String(make));
   }
 });
+
+test('regression: an exception no kernel.exception listener answered was logged as "Exception thrown when handling an exception", though nothing was thrown while handling it (Symfony\'s ErrorHandler logs "Uncaught Exception: …", CRITICAL, channel php)', async () => {
+  const lines: string[] = [];
+  const app = createApp({
+    env: 'prod',
+    environment: { LOG_FORMAT: 'json' },
+    logSink: (l) => lines.push(l),
+    routes: [{ name: 'boom', path: '/boom', controller: () => { throw new Error('kaput'); } }],
+    listeners: [stopsUnanswered],
+  });
+  assert.equal((await app.fetch(new Request('http://localhost/boom'))).status, 500);
+  const records = lines.map((l) => JSON.parse(l) as { message: string; level_name: string; channel: string });
+  assert.ok(!records.some((r) => r.message.startsWith('Exception thrown when handling')), lines.join('\n'));
+  const uncaught = records.filter((r) => r.message === 'Uncaught Exception: kaput');
+  assert.equal(uncaught.length, 1, lines.join('\n'));
+  assert.equal(uncaught[0]!.level_name, 'CRITICAL');
+  assert.equal(uncaught[0]!.channel, 'php');
+});
