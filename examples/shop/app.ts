@@ -48,13 +48,13 @@ function loginRoute(name: string, path: string, home: string): RouteDefinition {
       }
       // form_login's enable_csrf: a missing or wrong token fails the login as bad credentials do.
       if (!isCsrfTokenValid(request, 'authenticate', request.request.get('_csrf_token'))) {
-        request.getSession().getFlashBag().add('error', 'Invalid CSRF token.');
+        request.getSession().getFlashBag().set('error', 'Invalid CSRF token.');
         return HttpResponse.redirect(path);
       }
       const username = String(request.request.get('_username') ?? '');
       const user = Object.hasOwn(USERS, username) ? USERS[username] : undefined;
       if (!user || user.password !== request.request.get('_password')) {
-        request.getSession().getFlashBag().add('error', 'Invalid credentials.');
+        request.getSession().getFlashBag().set('error', 'Invalid credentials.');
         return HttpResponse.redirect(path);
       }
       logIn(request, { memberId: username, irmsToken: `session-${username}`, roles: user.roles });

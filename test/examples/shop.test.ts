@@ -121,6 +121,17 @@ test('login: a form posted without its CSRF token (another site\'s form) fails a
   assert.equal((await visit('/en/account')).status, 302, 'not logged in');
 });
 
+test('regression: failed logins repeated on one session, the form never shown, piled up error flashes until the session outgrew its store (a 500)', async () => {
+  const visit = browser();
+  const token = /name="_csrf_token" value="([^"]*)"/.exec(await (await visit('/login')).text())![1]!;
+  for (let i = 0; i < 3000; i++) {
+    const wrong = await visit('/login', form({ _username: 'alice', _password: `nope-${i}`, _csrf_token: token }));
+    assert.equal(wrong.status, 302, `attempt ${i}`);
+  }
+  // The last error is kept, as form_login keeps only the last one (_security.last_error).
+  assert.equal((await (await visit('/login')).text()).match(/Invalid credentials/g)?.length, 1);
+});
+
 test('logout: the firewall logs the member out at its logout path and redirects home', async () => {
   const visit = browser();
   await logInWith(visit, '/login', { _username: 'alice', _password: 'alice-pass' });
