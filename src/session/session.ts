@@ -118,7 +118,9 @@ export class StoredSession implements Session {
     }
     if (this.loading) return this.loading;
     const result = this.store.read(this.requestedId);
-    if (result !== null && typeof (result as Promise<string | null>).then === 'function') {
+    // `!= null`: a store answering undefined for an unknown id (one built on Map#get) means no session,
+    // as it already did asynchronously; reading `.then` of it threw (a 500 on every such request).
+    if (result != null && typeof (result as Promise<string | null>).then === 'function') {
       const loading = (this.loading = Promise.resolve(result as Promise<string | null>).then((raw) => this.apply(raw)));
       // A synchronous use before the data came (`session.get` without `await startSession`) throws
       // SessionNotLoadedError and leaves this promise to nobody: a store whose read then rejects must
@@ -131,7 +133,7 @@ export class StoredSession implements Session {
 
   private apply(raw: string | null): void {
     if (this.data !== null) return;
-    const data = raw === null ? null : parseData(raw);
+    const data = raw == null ? null : parseData(raw);
     if (data !== null) {
       this._id = this.requestedId!;
       this.storedId = this._id;
@@ -288,6 +290,9 @@ export class StoredSession implements Session {
     let merged: Map<string, unknown> | null = null;
     let serialized: string | null = null;
     track(update(this._id, (current): SessionUpdate | null => {
+      // A store may call this more than once (a compare-and-set that retries): only the last call counts,
+      // so nothing of an earlier attempt may be left over (its `serialized` made an emptied session 'stored').
+      serialized = null;
       merged = parseData(current) ?? new Map();
       for (const [key, value] of changes) {
         if (key === FLASHES_KEY) {
@@ -355,10 +360,37 @@ function startsWith(list: unknown[], prefix: unknown[]): boolean {
 }
 
 /**
- * This request's flash changes applied onto the flashes stored now, type by type: messages it only
- * added go after the stored ones; when it took (get, all) or replaced a type's messages, what it kept
- * stays, followed by the messages other requests added since it loaded the session. So a flash is
- * shown once and none added concurrently is lost, as with Symfony's locked native sessions.
+ * How many messages at the front of `theirs` are the last ones of `was` (JSON-wise), as many as possible:
+ * those this request loaded that no other request has taken yet. The longest prefix of `theirs` that is
+ * a suffix of `was`, found in linear time (Knuth-Morris-Pratt), since a type may hold thousands of messages.
+ */
+function stillStored(was: unknown[], theirs: unknown[]): number {
+  const t = theirs.map((message) => JSON.stringify(message));
+  const fallback = new Array<number>(t.length).fill(0);
+  for (let i = 1, k = 0; i < t.length; i++) {
+    while (k > 0 && t[i] !== t[k]) k = fallback[k - 1];
+    if (t[i] === t[k]) k++;
+    fallback[i] = k;
+  }
+  let k = 0;
+  for (const message of was) {
+    const m = JSON.stringify(message);
+    while (k > 0 && (k === t.length || m !== t[k])) k = fallback[k - 1];
+    if (k < t.length && m === t[k]) k++;
+  }
+  return k;
+}
+
+/**
+ * This request's flash changes applied onto the flashes stored now, type by type. A type's stored
+ * messages behave as a queue: requests add at the end, and one that takes them (get, all) takes all it
+ * loaded, which are at the front. So of the messages this request loaded, those still stored are a
+ * suffix of what it loaded and a prefix of what is stored (others may have taken the first ones): the
+ * prefix assumed before (all it loaded, still at the front) kept a message a third request had shown
+ * meanwhile, and it was shown twice. Messages it only added go after the stored ones; when it took or
+ * replaced the type's messages, those it loaded and that are still stored go, and what it kept or added
+ * comes after the ones other requests added since. So a flash is shown once and none added concurrently
+ * is lost, as with Symfony's locked native sessions (two equal messages cannot be told apart).
  */
 function mergeFlashes(before: unknown, after: unknown, current: unknown): Record<string, unknown[]> {
   const loaded = flashesOf(before);
@@ -371,7 +403,7 @@ function mergeFlashes(before: unknown, after: unknown, current: unknown): Record
     const theirs = stored[type] ?? [];
     const messages = startsWith(now, was)
       ? [...theirs, ...now.slice(was.length)]
-      : [...now, ...(startsWith(theirs, was) ? theirs.slice(was.length) : theirs)];
+      : [...theirs.slice(stillStored(was, theirs)), ...now];
     if (messages.length > 0) merged[type] = messages;
   }
   return merged;
