@@ -355,6 +355,43 @@ function isOtherFetchResponse(value: unknown): value is Response {
   }
 }
 
+/** A Content-Encoding that every Fetch decodes (undici, Deno, Bun, workerd): gzip or br alone. */
+const FETCH_DECODED_CODING = /^[ \t]*(?:gzip|br)[ \t]*$/i;
+const IDENTITY_CODING = /^[ \t]*(?:identity[ \t]*)?$/i;
+
+/** Fields about the connection a message came over (RFC 9110 §7.6.1), never passed on by a proxy. */
+const HOP_BY_HOP_FIELDS = ['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection'];
+
+/**
+ * The header fields of a Response from the network (type basic or cors: a controller's
+ * `return fetch(url)`) that describe the upstream's message rather than this one; null for a Response
+ * the app built (type default), whose headers are its own and stay.
+ * - The upstream connection's fields (and those its Connection names): the Node adapter strips them on
+ *   the wire, but a Fetch host (Deno, Bun) sent them on, as `Connection: keep-alive` and
+ *   `Keep-Alive: timeout=99` to a client it was closing the connection on.
+ * - What `fetch()` decoding made wrong: fetch decodes a compressed body and leaves the headers as
+ *   received (whatwg/fetch#1729, undici#2514), so the encoded length and coding went out with the
+ *   decoded bytes: the Node adapter cut the body at the compressed length (a 200 silently truncated),
+ *   and every host labelled plain bytes as gzip. The length goes with any coding; the coding itself
+ *   when it is gzip or br alone, which every fetch decodes (beyond them they differ: undici also decodes
+ *   deflate, x-gzip and lists, Deno 2.9 does not, so their Content-Encoding is kept).
+ */
+function upstreamFraming(response: Response): Set<string> | null {
+  const type = response.type;
+  if (type !== 'basic' && type !== 'cors') return null;
+  const headers = response.headers;
+  const dropped = new Set(HOP_BY_HOP_FIELDS);
+  const connection = headers.get('connection');
+  if (connection !== null) for (const name of connection.split(',')) dropped.add(name.trim().toLowerCase());
+  // Bodiless answers too (HEAD, 304): they describe the representation GET sends, decoded here.
+  const coding = headers.get('content-encoding');
+  if (coding !== null && !IDENTITY_CODING.test(coding)) {
+    dropped.add('content-length');
+    if (FETCH_DECODED_CODING.test(coding)) dropped.add('content-encoding');
+  }
+  return dropped;
+}
+
 /** Cancels a stream no one will read; a locked one (its reader's to cancel) is left as it is. */
 export function cancelQuietly(stream: ReadableStream<Uint8Array>): void {
   try {
@@ -483,8 +520,9 @@ export class HttpResponse {
   /** Wraps a Fetch Response returned by a controller; its body stays a stream, nothing is buffered. */
   static fromFetch(response: Response): HttpResponse {
     const r = new HttpResponse(response.body, response.status);
+    const dropped = upstreamFraming(response);
     response.headers.forEach((value, name) => {
-      if (name !== 'set-cookie') r.headers.append(name, value);
+      if (name !== 'set-cookie' && (dropped === null || !dropped.has(name))) r.headers.append(name, value);
     });
     const cookies = (response.headers as Headers & { getSetCookie?: () => string[] }).getSetCookie?.() ?? [];
     for (const c of cookies) r.headers.append('set-cookie', c);
@@ -674,7 +712,11 @@ export class HttpResponse {
   toFetch(): Response {
     // `status` is a plain field: Fetch would truncate 200.5 to 200 where the Node adapter answers its 500.
     if (!Number.isInteger(this.status)) assertStatus(this.status);
-    const body = this.isEmptyStatus() ? null : this.body;
+    const empty = this.isEmptyStatus();
+    const body = empty ? null : this.body;
+    // A stream no host will read (a listener after the ResponseListener made this a 204 or 304) is
+    // cancelled, as the Node adapter does, so that its source (an upstream fetch, a file) stops now.
+    if (empty && this.isStreamed) cancelQuietly(this.body as ReadableStream<Uint8Array>);
     const response = new Response(body === '' ? null : (body as BodyInit | null), this.status === 200 ? undefined : { status: this.status });
     this.headers.copyTo(response.headers);
     return response;

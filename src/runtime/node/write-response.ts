@@ -4,6 +4,8 @@
  * backpressure). Apart from the listener, which decides when to write; this decides how.
  */
 import type http from 'node:http';
+import { Readable } from 'node:stream';
+import { types } from 'node:util';
 import { cancelQuietly } from '../../http/response.ts';
 import { noop, reportRequestError, sendInternalError } from './failures.ts';
 import type { IncomingSource } from './incoming-source.ts';
@@ -82,8 +84,10 @@ export function writeResponse(app: NodeApp, req: http.IncomingMessage, res: http
   else if (isStream(body)) stream = body;
   else throw new TypeError(`Unsupported response body type: ${Object.prototype.toString.call(body)}`);
   // Checked before anything is written: a locked stream (a Fetch Response whose body was already read)
-  // can never be sent, and failing now gives the client the 500 instead of a head with no body.
-  if (stream !== null && stream.locked) throw new TypeError('The response body stream is locked or was already read.');
+  // can never be sent, and failing now gives the client the 500 instead of a head with no body. So is
+  // one read (or cancelled) before, its reader let go: Fetch hosts refuse a disturbed body with the same
+  // 500, where writing it sent what was left of it (an empty 200 once read whole).
+  if (stream !== null && (stream.locked || Readable.isDisturbed(stream as unknown as NodeJS.ReadableStream))) throw new TypeError('The response body stream is locked or was already read.');
 
   const headers: string[] = [];
   const lines = response.headers;
@@ -269,6 +273,9 @@ async function pipeStream(app: NodeApp, request: RequestLogger | undefined, res:
       const result = await reader.read();
       if (result.done || gone) break;
       const chunk = result.value;
+      // Fetch hosts (undici, Deno) fail the body on a chunk that is no Uint8Array; Node wrote a string
+      // as UTF-8, and refused the others only once the head was written (an empty reply, not the 500).
+      if (!types.isUint8Array(chunk)) throw new TypeError('Received non-Uint8Array chunk');
       if (left >= 0) {
         if (chunk.byteLength >= left) {
           // The declared length is reached: the rest of the stream is not part of this response.
