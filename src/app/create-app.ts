@@ -16,7 +16,7 @@ import { Profiler } from '../debug/profiler/profiler.ts';
 import { messageOf } from '../debug/error-page/safe-json.ts';
 import { stackOf } from '../debug/stack.ts';
 import { DisallowRobotsIndexingListener } from '../listeners/disallow-robots-indexing-listener.ts';
-import { ResponseListener } from '../listeners/response-listener.ts';
+import { dropLateHeadBody, ResponseListener } from '../listeners/response-listener.ts';
 import { loadConfig, type AppConfig, type Env } from './config.ts';
 import { checkCreateAppOptions } from './option-checks.ts';
 import { controllerPlan } from './controller-plan.ts';
@@ -153,6 +153,7 @@ export function createApp(options: AppOptions = {}): App {
     let response: Response;
     let terminate = handled.terminate;
     try {
+      if (request.method === 'HEAD') dropLateHeadBody(handled.response);
       response = toFetchResponse(handled.response);
     } catch (error) {
       // A response the kernel made that Fetch refuses: a body already read, a 1xx status. kernel.terminate

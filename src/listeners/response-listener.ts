@@ -180,6 +180,17 @@ function isLockedStream(body: unknown): boolean {
   return body !== null && typeof body === 'object' && (body as { locked?: unknown }).locked === true;
 }
 
+/**
+ * HEAD's body once every listener ran, for the Fetch hosts: one a kernel.response listener set after the
+ * ResponseListener emptied it would reach `app.fetch`'s caller (the Node adapter sends none), its stream
+ * never cancelled. A locked stream stays, for the 500 it gives GET too.
+ */
+export function dropLateHeadBody(response: { body: unknown }): void {
+  const body = response.body;
+  if (body === '' || body === null || isLockedStream(body)) return;
+  dropBody(response);
+}
+
 /** Empties the body; a stream is cancelled so its source stops producing. */
 function dropBody(response: { body: unknown }): void {
   const body = response.body;

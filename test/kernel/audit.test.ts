@@ -73,3 +73,25 @@ test('regression: an exception no kernel.exception listener answered was logged 
   assert.equal(uncaught[0]!.level_name, 'CRITICAL');
   assert.equal(uncaught[0]!.channel, 'php');
 });
+
+test('regression: a body a kernel.response listener set after the ResponseListener went out on HEAD through app.fetch, its stream never cancelled (the Node adapter sends none)', async () => {
+  let cancelled = 0;
+  const late: AnyListenerRegistration = {
+    hook: 'kernel.response',
+    listener: {
+      id: 'App\\EventListener\\Late::onKernelResponse',
+      role: 'sets a streamed body late',
+      call: (event) => {
+        event.response.body = new ReadableStream<Uint8Array>({ pull: (c) => { c.enqueue(new TextEncoder().encode('late')); c.close(); }, cancel: () => void cancelled++ });
+      },
+    },
+    placement: { priority: -1000 },
+  };
+  const app = createApp({ env: 'prod', environment: {}, logSink: () => {}, routes: [{ name: 'p', path: '/p', controller: () => HttpResponse.text('page') }], listeners: [late] });
+  const head = await app.fetch(new Request('http://localhost/p', { method: 'HEAD' }));
+  assert.equal(head.status, 200);
+  assert.equal(await head.text(), '');
+  assert.equal(cancelled, 1);
+  const get = await app.fetch(new Request('http://localhost/p'));
+  assert.equal(await get.text(), 'late', 'GET keeps what the listener set');
+});
