@@ -40,7 +40,10 @@ export class ContextListener {
     const member = attributes.get(TOKEN_ATTRIBUTE) as Member | null | undefined;
     if (member === undefined || isStatelessRoute(request)) return;
     if (!member) {
-      if (request.sessionIfCreated !== null || hasSessionCookie(request, this.sessionCookieName)) {
+      // ContextListener 5.4: only `if ($request->hasPreviousSession())`. A session this request merely
+      // created (a controller's getSession()) holds no token to forget, and looking would count as a use
+      // of it: the page of an anonymous visitor without a cookie was answered private.
+      if (hasSessionCookie(request, this.sessionCookieName)) {
         const session = request.getSession();
         if (session.has(this.key)) session.remove(this.key);
       }
