@@ -37,9 +37,9 @@ export type AnyListenerRegistration = { [H in HookName]: ListenerRegistration<H>
 
 export interface AppOptions extends Partial<AppConfig>, PipelineOptions {
   /** The application's routes, matched after the profiler's (debug) in table order. */
-  routes?: RouteDefinition[];
+  routes?: readonly RouteDefinition[];
   /** Each entry's `hook` types its listener's event: `{ hook: 'kernel.response', listener: { …, call(event) {…} } }`. */
-  listeners?: AnyListenerRegistration[];
+  listeners?: readonly AnyListenerRegistration[];
   /** Environment to read configuration from (default: the process environment). */
   environment?: Env;
   /** Where log lines go (default: stderr). */

@@ -16,12 +16,12 @@ export interface PipelineOptions {
   /** Session storage (default: a bounded memory store, SESSION_MAX_COUNT sessions, SESSION_MAX_PER_MEMBER of one member and SESSION_MAX_BYTES of data, idle at most SESSION_IDLE_SECONDS). */
   sessionStore?: SessionStore;
   /** The firewall map (default: `dev` without security for the profiler and assets, then `admin` and `main`). */
-  firewalls?: FirewallConfig[];
+  firewalls?: readonly FirewallConfig[];
   /**
    * Symfony's `access_control`: rules tried in order on the firewalls with security, the first matching
    * one deciding (roles the member needs, `allowIf`, `requiresChannel`). Default: none.
    */
-  accessControl?: AccessControlRule[];
+  accessControl?: readonly AccessControlRule[];
   /** Checks `Authorization: Bearer <irms_token>` (default: tokens from `signMemberToken` with APP_SECRET). */
   verifyBearerToken?: BearerVerifier;
   /**
@@ -32,7 +32,7 @@ export interface PipelineOptions {
    */
   refreshMember?: MemberRefresher;
   /** Services that follow the request locale (LocaleAwareListener). */
-  localeAware?: LocaleAware[];
+  localeAware?: readonly LocaleAware[];
   /** Renders the `template` route option's named templates (TemplateListener). */
   renderTemplate?: TemplateRenderer;
   /**

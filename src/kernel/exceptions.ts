@@ -74,7 +74,7 @@ export class HttpException extends FrameworkError {
  */
 
 export class BadRequestHttpException extends HttpException {
-  static override readonly className = 'BadRequestHttpException';
+  static override readonly className: string = 'BadRequestHttpException';
   constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
     super(400, message, previous, headers);
   }
@@ -82,7 +82,7 @@ export class BadRequestHttpException extends HttpException {
 
 /** Symfony sets `WWW-Authenticate` to the challenge whatever it is, an empty one included. */
 export class UnauthorizedHttpException extends HttpException {
-  static override readonly className = 'UnauthorizedHttpException';
+  static override readonly className: string = 'UnauthorizedHttpException';
   constructor(challenge: string, message = '', previous?: unknown, headers: Record<string, string> = {}) {
     super(401, message, previous, { ...headers, 'WWW-Authenticate': challenge });
   }
@@ -90,14 +90,14 @@ export class UnauthorizedHttpException extends HttpException {
 
 /** Symfony's default message is empty; `Access Denied.` is the security AccessDeniedException's. */
 export class AccessDeniedHttpException extends HttpException {
-  static override readonly className = 'AccessDeniedHttpException';
+  static override readonly className: string = 'AccessDeniedHttpException';
   constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
     super(403, message, previous, headers);
   }
 }
 
 export class NotFoundHttpException extends HttpException {
-  static override readonly className = 'NotFoundHttpException';
+  static override readonly className: string = 'NotFoundHttpException';
   constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
     super(404, message, previous, headers);
   }
@@ -105,7 +105,7 @@ export class NotFoundHttpException extends HttpException {
 
 /** `Allow` is the allowed methods, upper-cased, over any `Allow` among `headers` (as in Symfony). */
 export class MethodNotAllowedHttpException extends HttpException {
-  static override readonly className = 'MethodNotAllowedHttpException';
+  static override readonly className: string = 'MethodNotAllowedHttpException';
   readonly allowedMethods: string[];
   constructor(allowed: string[], message = '', previous?: unknown, headers: Record<string, string> = {}) {
     const upper = allowed.map((m) => m.toUpperCase());
@@ -115,35 +115,35 @@ export class MethodNotAllowedHttpException extends HttpException {
 }
 
 export class NotAcceptableHttpException extends HttpException {
-  static override readonly className = 'NotAcceptableHttpException';
+  static override readonly className: string = 'NotAcceptableHttpException';
   constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
     super(406, message, previous, headers);
   }
 }
 
 export class ConflictHttpException extends HttpException {
-  static override readonly className = 'ConflictHttpException';
+  static override readonly className: string = 'ConflictHttpException';
   constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
     super(409, message, previous, headers);
   }
 }
 
 export class GoneHttpException extends HttpException {
-  static override readonly className = 'GoneHttpException';
+  static override readonly className: string = 'GoneHttpException';
   constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
     super(410, message, previous, headers);
   }
 }
 
 export class LengthRequiredHttpException extends HttpException {
-  static override readonly className = 'LengthRequiredHttpException';
+  static override readonly className: string = 'LengthRequiredHttpException';
   constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
     super(411, message, previous, headers);
   }
 }
 
 export class PreconditionFailedHttpException extends HttpException {
-  static override readonly className = 'PreconditionFailedHttpException';
+  static override readonly className: string = 'PreconditionFailedHttpException';
   constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
     super(412, message, previous, headers);
   }
@@ -151,28 +151,28 @@ export class PreconditionFailedHttpException extends HttpException {
 
 /** Not in Symfony 5.4: the 413 of the body limit (CONTRACT §8.2). */
 export class PayloadTooLargeHttpException extends HttpException {
-  static override readonly className = 'PayloadTooLargeHttpException';
+  static override readonly className: string = 'PayloadTooLargeHttpException';
   constructor(message = 'Request body is too large.', previous?: unknown) {
     super(413, message, previous);
   }
 }
 
 export class UnsupportedMediaTypeHttpException extends HttpException {
-  static override readonly className = 'UnsupportedMediaTypeHttpException';
+  static override readonly className: string = 'UnsupportedMediaTypeHttpException';
   constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
     super(415, message, previous, headers);
   }
 }
 
 export class UnprocessableEntityHttpException extends HttpException {
-  static override readonly className = 'UnprocessableEntityHttpException';
+  static override readonly className: string = 'UnprocessableEntityHttpException';
   constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
     super(422, message, previous, headers);
   }
 }
 
 export class PreconditionRequiredHttpException extends HttpException {
-  static override readonly className = 'PreconditionRequiredHttpException';
+  static override readonly className: string = 'PreconditionRequiredHttpException';
   constructor(message = '', previous?: unknown, headers?: Record<string, string>) {
     super(428, message, previous, headers);
   }
@@ -180,7 +180,7 @@ export class PreconditionRequiredHttpException extends HttpException {
 
 /** `retryAfter` (seconds or an HTTP date), when given and not empty or 0, is sent as `Retry-After` (as in Symfony). */
 export class TooManyRequestsHttpException extends HttpException {
-  static override readonly className = 'TooManyRequestsHttpException';
+  static override readonly className: string = 'TooManyRequestsHttpException';
   constructor(retryAfter?: number | string | null, message = '', previous?: unknown, headers: Record<string, string> = {}) {
     super(429, message, previous, withRetryAfter(headers, retryAfter));
   }
@@ -188,7 +188,7 @@ export class TooManyRequestsHttpException extends HttpException {
 
 /** Not in Symfony 5.4: 501 Not Implemented, for applications. */
 export class NotImplementedHttpException extends HttpException {
-  static override readonly className = 'NotImplementedHttpException';
+  static override readonly className: string = 'NotImplementedHttpException';
   constructor(message = '', previous?: unknown) {
     super(501, message, previous);
   }
@@ -196,7 +196,7 @@ export class NotImplementedHttpException extends HttpException {
 
 /** `retryAfter` (seconds or an HTTP date), when given and not empty or 0, is sent as `Retry-After` (as in Symfony). */
 export class ServiceUnavailableHttpException extends HttpException {
-  static override readonly className = 'ServiceUnavailableHttpException';
+  static override readonly className: string = 'ServiceUnavailableHttpException';
   constructor(retryAfter?: number | string | null, message = '', previous?: unknown, headers: Record<string, string> = {}) {
     super(503, message, previous, withRetryAfter(headers, retryAfter));
   }
@@ -215,19 +215,19 @@ export class RequestError extends FrameworkError {
   static override readonly className: string = 'RequestError';
 }
 export class SuspiciousOperationException extends RequestError {
-  static override readonly className = 'SuspiciousOperationException';
+  static override readonly className: string = 'SuspiciousOperationException';
 }
 export class ConflictingHeadersException extends RequestError {
-  static override readonly className = 'ConflictingHeadersException';
+  static override readonly className: string = 'ConflictingHeadersException';
 }
 export class BadRequestException extends RequestError {
-  static override readonly className = 'BadRequestException';
+  static override readonly className: string = 'BadRequestException';
 }
 export class JsonException extends RequestError {
-  static override readonly className = 'JsonException';
+  static override readonly className: string = 'JsonException';
 }
 export class SessionNotFoundException extends RequestError {
-  static override readonly className = 'SessionNotFoundException';
+  static override readonly className: string = 'SessionNotFoundException';
 }
 
 /** Routing outcomes (Symfony's Routing\Exception namespace). */
@@ -236,22 +236,22 @@ export class ResourceNotFoundException extends FrameworkError {
 }
 /** Thrown for `/` when nothing at all is configured there; drives the debug welcome page. */
 export class NoConfigurationException extends ResourceNotFoundException {
-  static override readonly className = 'NoConfigurationException';
+  static override readonly className: string = 'NoConfigurationException';
 }
 /** URL generation (Symfony's UrlGenerator): an unknown route name. */
 export class RouteNotFoundException extends FrameworkError {
-  static override readonly className = 'RouteNotFoundException';
+  static override readonly className: string = 'RouteNotFoundException';
 }
 /** URL generation: a path variable without a value. */
 export class MissingMandatoryParametersException extends FrameworkError {
-  static override readonly className = 'MissingMandatoryParametersException';
+  static override readonly className: string = 'MissingMandatoryParametersException';
 }
 /** URL generation: a value its requirement refuses. */
 export class InvalidParameterException extends FrameworkError {
-  static override readonly className = 'InvalidParameterException';
+  static override readonly className: string = 'InvalidParameterException';
 }
 export class MethodNotAllowedException extends FrameworkError {
-  static override readonly className = 'MethodNotAllowedException';
+  static override readonly className: string = 'MethodNotAllowedException';
   readonly allowedMethods: string[];
   constructor(allowedMethods: string[], message = '', previous?: unknown) {
     super(message, previous);
@@ -265,10 +265,10 @@ export class AuthenticationException extends FrameworkError {
 }
 /** An AccessDeniedException for a member who is not fully authenticated (anonymous, remember-me). */
 export class InsufficientAuthenticationException extends AuthenticationException {
-  static override readonly className = 'InsufficientAuthenticationException';
+  static override readonly className: string = 'InsufficientAuthenticationException';
 }
 export class AccessDeniedException extends FrameworkError {
-  static override readonly className = 'AccessDeniedException';
+  static override readonly className: string = 'AccessDeniedException';
   constructor(message = 'Access Denied.', previous?: unknown) {
     super(message, previous);
   }
@@ -279,7 +279,7 @@ export class AccessDeniedException extends FrameworkError {
  * logs and profiler always have a class, a message and a stack, and the original value is kept.
  */
 export class NonErrorThrown extends FrameworkError {
-  static override readonly className = 'NonErrorThrown';
+  static override readonly className: string = 'NonErrorThrown';
   readonly value: unknown;
   constructor(value: unknown) {
     super(describeThrown(value));

@@ -31,7 +31,7 @@ import { isThenable, withRequestListeners, type HookTable, type Listener } from 
 
 /** The controller returned neither a response nor something a kernel.view listener could render. */
 export class ControllerDoesNotReturnResponseException extends FrameworkError {
-  static override readonly className = 'ControllerDoesNotReturnResponseException';
+  static override readonly className: string = 'ControllerDoesNotReturnResponseException';
 }
 
 /** A value now, or later when a listener or the controller was asynchronous. */

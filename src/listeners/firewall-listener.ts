@@ -166,7 +166,7 @@ function logout(event: RequestEvent, authenticator: Authenticator, firewall: Fir
 
 /** Symfony's LogoutException (Security\Core\Exception), which its ExceptionListener turns into a 403. */
 class LogoutException extends FrameworkError {
-  static override readonly className = 'LogoutException';
+  static override readonly className: string = 'LogoutException';
 }
 
 /** Symfony's `csrf_parameter` default: LogoutUrlGenerator puts the token there, LogoutListener reads it. */

@@ -17,7 +17,7 @@ const NO_AUTO_CACHE_CONTROL_KEY = NO_AUTO_CACHE_CONTROL_HEADER.toLowerCase();
 
 /** The session was used while the route is declared `stateless`. */
 export class UnexpectedSessionUsageException extends FrameworkError {
-  static override readonly className = 'UnexpectedSessionUsageException';
+  static override readonly className: string = 'UnexpectedSessionUsageException';
 }
 
 export interface SessionListenerOptions {

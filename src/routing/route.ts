@@ -42,7 +42,7 @@ export interface RouteDefinition {
   /** path-to-regexp 8 syntax: '/members/:id', '/blog{/:page}', '/files/*rest'. */
   path: string;
   /** Upper-cased when compiled; undefined or [] = any method. */
-  methods?: string[];
+  methods?: readonly string[];
   controller: Controller;
   defaults?: Record<string, unknown>;
   /** Full-match (anchored) test on the DECODED parameter value; never a regex built from request input. */

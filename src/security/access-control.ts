@@ -24,16 +24,16 @@ export interface AccessControlRule {
   /** Regex tested case-insensitively against the host (without port). */
   host?: string | RegExp;
   /** Methods (any case; `'GET, POST'` is split at commas). HEAD is not GET here, as in Symfony. */
-  methods?: string | string[];
+  methods?: string | readonly string[];
   /** Client IPs or CIDR ranges (`'10.0.0.0/8'`, `'::1'`); commas split a string. */
-  ips?: string | string[];
+  ips?: string | readonly string[];
   /** The request's port (after trusted proxies). */
   port?: number;
   /**
    * Roles or authentication attributes (`ROLE_ADMIN`, `IS_AUTHENTICATED_FULLY`, `PUBLIC_ACCESS`…); any one
    * grants access, as Symfony's affirmative decision does. `'ROLE_A, ROLE_B'` is split at commas.
    */
-  roles?: string | string[];
+  roles?: string | readonly string[];
   /** Symfony's `allow_if`, as a function (`security` route option's context): access is granted when it answers true. */
   allowIf?: SecurityPredicate;
   /** `'https'` redirects plain-HTTP requests to the https URL (301), `'http'` the other way. */

@@ -102,6 +102,21 @@ test('the declarations are the real types, not any: misuse is a compile error', 
   assert.match(output, /misuse\.ts\(7,\d+\): error TS18047: 'event\.response' is possibly 'null'/);
 });
 
+test('regression: the declarations refused an own className on a subclass of a built-in HTTP exception (TS2417) and readonly tables (DEFAULT_FIREWALLS, `as const` rules and routes: TS4104)', () => {
+  const documented = [
+    "import { createApp, DEFAULT_FIREWALLS, HttpResponse, NotFoundHttpException } from 'irms-web';",
+    "class PostNotFound extends NotFoundHttpException { static override readonly className = 'PostNotFound'; }",
+    'createApp({',
+    '  firewalls: DEFAULT_FIREWALLS,',
+    "  accessControl: [{ path: '^/admin', roles: ['ROLE_ADMIN'], methods: ['GET', 'POST'] }] as const,",
+    "  routes: [{ name: 'p', path: '/p', methods: ['GET'], controller: () => { throw new PostNotFound('no post'); } }] as const,",
+    '});',
+    'export { HttpResponse };',
+  ].join('\n');
+  const { ok, output } = compile({ 'readonly.ts': documented }, 'nodenext');
+  assert.ok(ok, output);
+});
+
 test('regression: the declarations refused documented values that work (a numeric-string maxAge, template bytes, a null or digit statusCode, refreshMember answering the member it was given)', () => {
   const documented = [
     "import { createApp, HttpResponse } from 'irms-web';",
