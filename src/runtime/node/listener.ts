@@ -25,7 +25,7 @@ import { INTERNAL_ERROR_BODY } from '../../http/internal-error.ts';
 import { reportError, sendInternalError } from './failures.ts';
 import { IncomingSource } from './incoming-source.ts';
 import { settleBeforeClose, type Handled, type Listener, type NodeApp, type ServerState } from './types.ts';
-import { cancelQuietly, isStream, writeResponse } from './write-response.ts';
+import { cancelQuietly, isStream, watchStallOnTurn, writeResponse } from './write-response.ts';
 
 /**
  * Answers per connection being computed, or computed and not yet written out (Node's `'finish'`),
@@ -240,6 +240,9 @@ export function createNodeListener(app: NodeApp, state: ServerState = { closing:
    * everything, and the answer it may write at once goes to its own `ServerResponse`'s queue.
    */
   function onTurn(this: http.ServerResponse, socket: ConnectionSocket): void {
+    // An answer computed while it waited is written out right after this event: serve()'s
+    // sendTimeout is armed if the client leaves part of it unread.
+    watchStallOnTurn(this, state);
     const pipeline = socket[kPipeline];
     if (pipeline === undefined) return;
     const ahead = pipeline.ahead;

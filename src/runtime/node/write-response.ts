@@ -212,6 +212,23 @@ function watchStall(res: http.ServerResponse, state: ServerState): void {
 }
 
 /**
+ * The same for a pipelined answer written while it waited behind another one (no socket then, so
+ * writeResponse and pipeStream armed nothing): node:http writes it out when it hands it the socket
+ * (after its `'socket'` event, listener.ts onTurn). Whatever the socket could not take then waits on
+ * the client. Not checked for an answer that was not written yet: writeResponse sees its socket.
+ */
+export function watchStallOnTurn(res: http.ServerResponse, state: ServerState): void {
+  const ms = state.sendTimeout;
+  if (ms !== undefined && ms > 0 && res.writableLength > 0) process.nextTick(armIfUnread, res, ms);
+}
+
+/** After node:http's flush of a pipelined answer: its bytes the socket holds still wait on the client. */
+function armIfUnread(res: http.ServerResponse, ms: number): void {
+  const socket = res.socket;
+  if (socket !== null && socket.writableLength > 0) socket.setTimeout(ms);
+}
+
+/**
  * Copies the stream to the response; with a declared `length` (≥ 0), exactly that many bytes or a closed
  * connection. The head and the chunks that come at once wait for one turn of the event loop (or
  * HOLD_LIMIT bytes, or the stream's end): a stream that fails at once — an export whose source throws
@@ -231,6 +248,8 @@ async function pipeStream(app: NodeApp, request: RequestLogger | undefined, res:
     held = null;
     writeHead();
     for (const chunk of chunks) res.write(chunk);
+    // Written regardless of backpressure: what the socket could not take waits on the client.
+    if (res.writableLength > 0) watchStall(res, state);
   };
   /** Holds or writes a chunk; false when the response wants the writer to wait for 'drain'. */
   const send = (chunk: Uint8Array): boolean => {
@@ -311,6 +330,7 @@ async function pipeStream(app: NodeApp, request: RequestLogger | undefined, res:
       return;
     }
     res.end();
+    if (res.writableLength > 0) watchStall(res, state);
   } catch (err) {
     if (!gone) {
       reportRequestError(app, request, 'The response body stream failed', err);
