@@ -187,9 +187,12 @@ function isLockedStream(body: unknown): boolean {
  */
 export function dropLateHeadBody(response: { body: unknown }): void {
   const body = response.body;
-  if (body === '' || body === null || isLockedStream(body)) return;
+  if (body === '' || body === null || isLockedStream(body) || emptiedStreams.has(body as object)) return;
   dropBody(response);
 }
+
+/** The empty streams dropBody put in place: a HEAD answer the ResponseListener emptied is not emptied again. */
+const emptiedStreams = new WeakSet<object>();
 
 /** Empties the body; a stream is cancelled so its source stops producing. */
 function dropBody(response: { body: unknown }): void {
@@ -198,7 +201,9 @@ function dropBody(response: { body: unknown }): void {
     cancelQuietly(body as ReadableStream<Uint8Array>);
     // Still a stream, an empty one: a Fetch host measures a string body (Deno would declare
     // `Content-Length: 0` for HEAD where GET is chunked), but not a stream.
-    response.body = new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+    const empty = new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+    emptiedStreams.add(empty);
+    response.body = empty;
     return;
   }
   response.body = '';
