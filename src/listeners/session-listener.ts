@@ -57,13 +57,21 @@ function sentTruthySessionCookie(request: KernelRequest, cookieName: string): bo
  * - kernel.response: when the session was used, saves it and mirrors that in the cookie (set when the
  *   client lacks the id, cleared when the session became empty), and makes the response private
  *   (`Cache-Control: max-age=0, must-revalidate, private` unless it already had a max-age).
- * - kernel.finish_request: closes the session; later writes throw instead of being lost.
+ * - kernel.finish_request: when a listener after the save (priority below -1000) used the session, saves
+ *   it again into the same response, as Symfony's session restarts on demand and PHP writes it at
+ *   shutdown ("writing to it after it is saved will just restart it", AbstractSessionListener); then
+ *   closes it: later writes throw instead of being lost.
  */
 export class SessionListener {
   private readonly cookieName: string;
   private readonly debug: boolean;
   /** One factory for every request: it gets the request from `getSession()`. */
   private readonly createSession: (request: KernelRequest) => Session;
+  /**
+   * Each main request's response once kernel.response reached the save: a session used after it (even one
+   * first created after it) is saved again into that response at kernel.finish_request.
+   */
+  private readonly savedInto = new WeakMap<KernelRequest, HttpResponse>();
 
   constructor(options: SessionListenerOptions) {
     assertReadableCookieName('sessionCookieName (SESSION_COOKIE_NAME)', options.cookieName);
@@ -86,7 +94,10 @@ export class SessionListener {
     const autoCacheControl = !response.headers.has(NO_AUTO_CACHE_CONTROL_KEY);
     if (!autoCacheControl) response.headers.delete(NO_AUTO_CACHE_CONTROL_KEY);
     const session = request.sessionIfCreated;
-    if (session === null || !session.isStarted) return;
+    this.savedInto.set(request, response);
+    if (session === null) return;
+    if (session instanceof StoredSession) session.usageAtSave = session.usage;
+    if (!session.isStarted) return;
 
     // The route's `stateless` option counts from routing on, as Symfony's `_stateless` route default does:
     // the attribute itself is set at kernel.controller, which a response from kernel.request never reaches.
@@ -108,7 +119,13 @@ export class SessionListener {
     const request = event.request;
     if (!request.isMainRequest) return;
     const session = request.sessionIfCreated;
-    if (session instanceof StoredSession) session.close();
+    if (!(session instanceof StoredSession)) return;
+    const response = this.savedInto.get(request);
+    if (response === undefined || session.usage === session.usageAtSave) return session.close();
+    const outcome = session.save();
+    session.close();
+    if (typeof outcome === 'string') return this.mirrorCookie(request, response, session, outcome);
+    return outcome.then((done) => this.mirrorCookie(request, response, session, done));
   });
 
   private mirrorCookie(request: KernelRequest, response: HttpResponse, session: StoredSession, outcome: SaveOutcome): void {

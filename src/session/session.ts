@@ -68,6 +68,8 @@ export type SaveOutcome =
 export class StoredSession implements Session {
   /** How many times the data was read or written during this request (0 = unused). */
   usage = 0;
+  /** `usage` when the SessionListener saved the session at kernel.response (0 for one created after). */
+  usageAtSave = 0;
   private data: Map<string, unknown> | null = null;
   private _id = '';
   /** Ids whose stored data must go when this session is saved (rotation, invalidation). */

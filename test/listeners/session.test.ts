@@ -7,6 +7,7 @@ const routes: RouteDefinition[] = [
   { name: 'plain', path: '/plain', controller: () => HttpResponse.text('no session here') },
   { name: 'write', path: '/write', controller: (r) => { r.getSession().set('count', ((r.getSession().get('count') as number) ?? 0) + 1); return HttpResponse.text('written'); } },
   { name: 'read', path: '/read', controller: (r) => HttpResponse.json({ count: r.getSession().get('count') ?? null }) },
+  { name: 'read_seen', path: '/read-seen', controller: (r) => HttpResponse.json({ seen: r.getSession().get('seen') ?? null }) },
   { name: 'clear', path: '/clear', controller: (r) => { r.getSession().clear(); return HttpResponse.text('cleared'); } },
   { name: 'stateless', path: '/stateless', controller: (r) => { r.getSession().set('x', 1); return HttpResponse.text('x'); }, options: { stateless: true } },
   { name: 'cached', path: '/cached', controller: (r) => { r.getSession().get('x'); return HttpResponse.text('x', 200, { 'cache-control': 'public, max-age=600' }); } },
@@ -388,3 +389,46 @@ test('regression: a fractional or suffixed max-age on a page that used the sessi
   assert.equal((await send(app, '/fraction')).headers.get('cache-control'), 'max-age=60, must-revalidate, private');
   assert.equal((await send(app, '/suffix')).headers.get('cache-control'), 'max-age=10, must-revalidate, private, s-maxage=10abc');
 });
+
+/** A kernel.response listener placed after the session save (-1000), as a user may place one. */
+function lateWriter(key: string) {
+  return {
+    hook: 'kernel.response' as const,
+    placement: { priority: -1010 },
+    listener: {
+      id: 'App\\EventListener\\LateListener::onKernelResponse',
+      role: 'late session write',
+      call(event: { request: { isMainRequest: boolean; getSession(): { set(k: string, v: unknown): void } } }) {
+        if (event.request.isMainRequest) event.request.getSession().set(key, 'late');
+      },
+    },
+  };
+}
+
+test('regression: a kernel.response listener after the session save wrote to the session and the write was silently lost (Symfony restarts the session and saves it)', async () => {
+  const store = new MemorySessionStore();
+  const { app } = testApp({ routes, sessionStore: store, listeners: [lateWriter('seen')] });
+
+  // A session already in use: the late write lands in the store with the rest.
+  const first = await send(app, '/write');
+  const cookie = setCookies(first).get('IRMSSESSID');
+  assert.ok(cookie, 'session cookie set');
+  const back = await send(app, '/read', { headers: { cookie: `IRMSSESSID=${cookie.value}` } });
+  assert.deepEqual(await back.json(), { count: 1 });
+  const probe = createProbe(app);
+  assert.equal(await probe(cookie.value), 'late');
+
+  // A page that did not use the session before the save: the late write starts one, and the client gets its cookie.
+  const plain = await send(app, '/plain');
+  const started = setCookies(plain).get('IRMSSESSID');
+  assert.ok(started, 'the late write gave the client its session cookie');
+  assert.equal(await probe(started.value), 'late');
+});
+
+/** Reads one key of the session a cookie names, through a route of its own. */
+function createProbe(app: App) {
+  return async (id: string) => {
+    const r = await send(app, '/read-seen', { headers: { cookie: `IRMSSESSID=${id}` } });
+    return ((await r.json()) as { seen: unknown }).seen;
+  };
+}
