@@ -34,6 +34,14 @@ export class ControllerDoesNotReturnResponseException extends FrameworkError {
   static override readonly className: string = 'ControllerDoesNotReturnResponseException';
 }
 
+/**
+ * Requests answered on a path that skips kernel.finish_request, as Symfony's handleThrowable skips it (an
+ * exception listener that throws, a response listener failing on the error page). Symfony's process
+ * ends with the request; here a listener that follows requests in flight until they finish (the
+ * LocaleAwareListener) learns from this set that such a request never will.
+ */
+export const unfinishedRequests = new WeakSet<KernelRequest>();
+
 /** A value now, or later when a listener or the controller was asynchronous. */
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -258,6 +266,7 @@ export class HttpKernel {
 
   /** The finishers on a response that did not pass kernel.response whole; each on its own, none may cost the answer. */
   private finishUnfiltered(request: KernelRequest, response: HttpResponse): HttpResponse {
+    unfinishedRequests.add(request);
     const event = new ResponseEvent(request, response);
     for (const finisher of this.finishers) {
       try {

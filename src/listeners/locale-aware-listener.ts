@@ -1,6 +1,7 @@
 import type { KernelRequest } from '../http/request.ts';
 import type { FinishRequestEvent, RequestEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
+import { unfinishedRequests } from '../kernel/kernel.ts';
 
 /**
  * A service that follows the request locale (a translator, a number formatter...). Register instances
@@ -49,7 +50,12 @@ export class LocaleAwareListener {
     const request = event.request;
     this.inFlight.delete(request);
     let latest: KernelRequest | undefined;
-    for (const other of this.inFlight) latest = other; // a Set has no "last": walk it (requests in flight)
+    for (const other of this.inFlight) {
+      // A request answered without kernel.finish_request is over: kept, it held the services' locale
+      // between requests for good (each later request removes only itself).
+      if (unfinishedRequests.has(other)) this.inFlight.delete(other);
+      else latest = other; // a Set has no "last": walk it (requests in flight)
+    }
     if (latest === undefined) this.setLocale(request, request.defaultLocale);
     else this.setLocale(latest, latest.locale);
   });

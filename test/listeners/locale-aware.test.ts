@@ -35,3 +35,24 @@ test('regression: a request finishing reset locale-aware services to the default
   assert.deepEqual(await seen(pending.get('de')!), { request: 'de', translator: 'de' });
   assert.equal(translator.locale, 'en', 'nothing in flight: the default locale');
 });
+
+test('regression: a request answered without kernel.finish_request (an exception listener that throws) held the locale-aware services on its locale between all later requests', async () => {
+  const translator: LocaleAware & { locale: string } = { locale: 'unset', setLocale(locale) { this.locale = locale; } };
+  const routes: RouteDefinition[] = [
+    { name: 'broken', path: '/:_locale/broken', controller: () => { throw new Error('controller failed'); } },
+    { name: 'page', path: '/:_locale/page', controller: (r) => HttpResponse.text(r.locale) },
+  ];
+  const { app } = testApp({
+    routes,
+    localeAware: [translator],
+    env: 'prod',
+    debug: false,
+    listeners: [{ hook: 'kernel.exception', placement: { priority: 10 }, listener: { id: 'App\\EventListener\\BrokenListener::onKernelException', role: 'broken', call() { throw new Error('listener failed too'); } } }],
+  });
+  const broken = await send(app, '/fr/broken');
+  assert.equal(broken.status, 500);
+  assert.equal(translator.locale, 'fr', 'Symfony skips kernel.finish_request on this path');
+  const page = await send(app, '/de/page');
+  assert.equal(await page.text(), 'de');
+  assert.equal(translator.locale, 'en', 'nothing in flight after the next request: the default locale');
+});
