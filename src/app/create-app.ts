@@ -119,6 +119,7 @@ export function createApp(options: AppOptions = {}): App {
     debug: config.debug,
     generateUrl: (name, params, options) => router.generate(name, params, options),
     requestIdHeader: requestIdHeader?.toLowerCase(),
+    sessionCookieName: config.sessionCookieName,
   };
   const hasTerminateListeners = hooks['kernel.terminate'].length > 0;
 

@@ -42,6 +42,8 @@ export interface RequestSettings {
   generateUrl?: (name: string, params: Record<string, unknown>, options: { absoluteBase?: string; context?: Readonly<Record<string, unknown>> }) => string;
   /** createApp's `requestIdHeader`, lower-cased: the header a request id is taken from when it is well-formed. */
   requestIdHeader?: string;
+  /** The session cookie's name (SESSION_COOKIE_NAME), for `hasPreviousSession`; absent in a request built without an app. */
+  sessionCookieName?: string;
 }
 
 /** A request id taken from a header: short, and nothing a log line or a header would have to escape. */
@@ -526,6 +528,14 @@ export class KernelRequest {
   }
   hasSession(): boolean {
     return this._session !== null || this.sessionFactory !== null;
+  }
+  /**
+   * Symfony's hasPreviousSession: the request has a session and sent the session cookie, so a session
+   * may be stored from an earlier request. Neither creates nor reads the session.
+   */
+  hasPreviousSession(): boolean {
+    const name = this.settings.sessionCookieName;
+    return name !== undefined && this.hasSession() && this.cookieHeader !== null && this.cookies.has(name);
   }
   /** Whether a session was created for this request (without creating one). */
   get sessionIfCreated(): Session | null {

@@ -432,3 +432,17 @@ function createProbe(app: App) {
     return ((await r.json()) as { seen: unknown }).seen;
   };
 }
+
+test('request.hasPreviousSession() is true only when the session cookie came with the request, under its configured name, and does not create the session', async () => {
+  const store = new MemorySessionStore();
+  const probeRoutes: RouteDefinition[] = [
+    { name: 'previous', path: '/previous', controller: (r) => HttpResponse.json({ previous: r.hasPreviousSession(), created: r.sessionIfCreated !== null }) },
+  ];
+  const { app } = testApp({ routes: probeRoutes, sessionStore: store, sessionCookieName: 'SID' });
+  const asked = async (headers: Record<string, string>) => (await send(app, '/previous', { headers })).json();
+  assert.deepEqual(await asked({}), { previous: false, created: false });
+  assert.deepEqual(await asked({ cookie: 'other=1' }), { previous: false, created: false });
+  assert.deepEqual(await asked({ cookie: 'IRMSSESSID=abc' }), { previous: false, created: false });
+  // (the firewall's ContextListener then reads the session, as Symfony's does on hasPreviousSession)
+  assert.equal(((await asked({ cookie: 'other=1; SID=abc' })) as { previous: boolean }).previous, true);
+});
