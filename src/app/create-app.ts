@@ -8,6 +8,7 @@ import { HttpResponse } from '../http/response.ts';
 import { fetchSource, type ConnectionInfo, type RequestSource } from '../http/source.ts';
 import { toFetchResponse } from '../http/fetch-response.ts';
 import { INTERNAL_ERROR_BODY, INTERNAL_ERROR_HEADERS } from '../http/internal-error.ts';
+import { reportingFailures } from '../http/failing-stream-report.ts';
 import { LogStream, stderrSink, type LogSink } from '../log/logger.ts';
 import { Router } from '../routing/router.ts';
 import type { RouteDefinition } from '../routing/route.ts';
@@ -154,8 +155,10 @@ export function createApp(options: AppOptions = {}): App {
     let response: Response;
     let terminate = handled.terminate;
     try {
-      if (request.method === 'HEAD') dropLateHeadBody(handled.response);
+      const head = request.method === 'HEAD';
+      if (head) dropLateHeadBody(handled.response);
       response = toFetchResponse(handled.response);
+      if (!head && handled.response.isStreamed && response.body !== null) response = reportingFailures(response, handled.request);
     } catch (error) {
       // A response the kernel made that Fetch refuses: a body already read, a 1xx status. kernel.terminate
       // is told of the 500 the client got instead, so that its profile does not say 200 or 103.

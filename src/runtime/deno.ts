@@ -31,6 +31,7 @@ import { createApp } from '../app/create-app.ts';
 import { denoServeHandler } from './deno-batch.ts';
 import { isLoopback, listeningLine, publicDebugWarning } from './listen-address.ts';
 import { LEVELS } from '../log/levels.ts';
+import { reportedStreamFailures } from '../http/failing-stream-report.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 declare const Deno: any;
@@ -107,7 +108,10 @@ function main(): void {
       },
       onError(err: unknown): Response {
         try {
-          app.log('error', `Unhandled error while handling a request: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+          // A streamed body that failed was logged already, on its request's logger (with its url).
+          if (!(typeof err === 'object' && err !== null && reportedStreamFailures.has(err))) {
+            app.log('error', `Unhandled error while handling a request: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+          }
         } catch {
           // the log failed too
         }

@@ -30,3 +30,25 @@ test('regression: on Deno, HEAD of a streamed response declared Content-Length: 
   assert.equal(fixedHead.headers['content-length'], fixedGet.headers['content-length'], 'a fixed body keeps GET\'s length');
   assert.equal(fixedHead.headers['content-length'], '10');
 });
+
+test('regression: on Deno a streamed response that failed mid-body was logged without the request (Deno\'s onError gets the error alone)', { timeout: 60_000 }, async () => {
+  const fixture = await startDenoFixture('test/runtime/fixtures/deno-stream-server.mjs');
+  try {
+    const response = await fetch(`http://127.0.0.1:${fixture.port}/fails?token=secret`);
+    assert.equal(response.status, 200, 'the head was out before the failure');
+    await assert.rejects(response.text(), 'the answer is cut off, not completed');
+    const line = await waitForLine(fixture.output, /The response body stream failed: Error: upstream went away/);
+    assert.match(line, /"url":"\/fails\?token=\*\*\*","http_method":"GET"/, line);
+  } finally {
+    fixture.child.kill('SIGKILL');
+  }
+});
+
+async function waitForLine(output: () => string, pattern: RegExp): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const line = output().split('\n').find((l) => pattern.test(l));
+    if (line !== undefined) return line;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no line matching ${pattern} in:\n${output()}`);
+}

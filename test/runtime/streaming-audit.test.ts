@@ -203,3 +203,37 @@ describe('a controller returning a proxied fetch() of a compressed upstream', { 
     assert.equal(zlib.gunzipSync(own.body).toString(), 'prebuilt');
   });
 });
+
+describe('a stream that fails after the head, through app.fetch (any Fetch host)', () => {
+  test('regression: a streamed response failing mid-body through app.fetch was logged nowhere by irms-web (the Node adapter logs it on the request\'s logger)', async () => {
+    const lines: string[] = [];
+    let cancelled = 0;
+    const app = createApp({
+      env: 'prod',
+      environment: {},
+      logSink: (line) => lines.push(line),
+      routes: [{ name: 'fails', path: '/fails', controller: () => {
+        let step = 0;
+        return HttpResponse.stream(new ReadableStream<Uint8Array>({
+          pull(c) {
+            if (step++ === 0) c.enqueue(enc.encode('first;'));
+            else c.error(new Error('upstream went away'));
+          },
+          cancel: () => void cancelled++,
+        }));
+      } }],
+    });
+    const response = await app.fetch(new Request('http://localhost/fails?token=secret'));
+    assert.equal(response.status, 200);
+    await assert.rejects(response.text(), /upstream went away/, 'the reader still sees the failure');
+    const failures = lines.filter((l) => l.includes('app.ERROR: The response body stream failed: Error: upstream went away'));
+    assert.equal(failures.length, 1, lines.join('\n'));
+    assert.match(failures[0]!, /"url":"\/fails\?token=\*\*\*","http_method":"GET"/);
+
+    // A reader that stops early cancels the source, and nothing is logged for it.
+    const early = await app.fetch(new Request('http://localhost/fails'));
+    await early.body!.cancel('client went away');
+    assert.equal(cancelled, 1);
+    assert.equal(lines.length, 1);
+  });
+});
