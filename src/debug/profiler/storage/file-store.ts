@@ -50,6 +50,13 @@ const REPORT_AGAIN_MS = 60_000;
  * profile written by a build with a somewhat larger bound still reads, while a planted huge file does not.
  */
 const MAX_PROFILE_FILE_BYTES = 2 * PROFILE_LIMITS.profileBytes;
+/**
+ * The bytes an index may take per profile of `max`, far above a real line (some 250 bytes; a summary's
+ * URL is cut to 2000 characters). An index past `max` times this was planted: it reads as empty and the
+ * next write replaces it, as a FIFO planted there is. Read whole, a planted gigabyte was held in memory
+ * by every process sharing the directory, and appended to, it stayed on the disk for good.
+ */
+const MAX_INDEX_LINE_BYTES = 16 * 1024;
 /** Evicted profile files unlinked at once: enough to overlap, few enough to leave the libuv pool to others. */
 const UNLINK_CHUNK = 8;
 
@@ -592,7 +599,8 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
       throw error;
     }
     try {
-      if (!(await handle.stat()).isFile()) return false;
+      const stat = await handle.stat();
+      if (!stat.isFile() || stat.size + text.length > this.maxIndexBytes()) return false;
       await handle.appendFile(text);
       return true;
     } finally {
@@ -666,6 +674,10 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     return read;
   }
 
+  private maxIndexBytes(): number {
+    return this.max * MAX_INDEX_LINE_BYTES;
+  }
+
   /** What an absent (or unusable) index reads as. */
   private noIndex(): IndexView {
     this.view = null;
@@ -685,8 +697,9 @@ export class FileProfileStore extends BaseStore implements ProfileStore {
     }
     try {
       const stat = await handle.stat();
-      // Not a regular file (a FIFO, a device): read as empty, replaced by the next write (appendIndex).
-      if (!stat.isFile()) return this.noIndex();
+      // Not a regular file (a FIFO, a device), or one no store writes: read as empty, replaced by the
+      // next write (appendIndex).
+      if (!stat.isFile() || stat.size > this.maxIndexBytes()) return this.noIndex();
       let view = this.view;
       const unchanged = view !== null && view.ino === stat.ino && stat.size >= view.size && sameBytes(await readBytes(handle, view.size - view.tail.length, view.tail.length), view.tail);
       if (!unchanged || view === null) view = { ino: stat.ino, size: 0, end: 0, tail: new Uint8Array(0), summaries: [], tokens: new Set(), bytes: 0 };

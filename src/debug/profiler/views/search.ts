@@ -51,10 +51,15 @@ function cut(t: string, max: number): string {
   return t.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
 
-/** Parses a date filter: unix seconds, or anything Date.parse understands. */
+/**
+ * Parses a date filter: unix seconds, or anything Date.parse understands. Every integer is unix
+ * seconds, as Profiler::getTimestamp reads a numeric value (`'@'.$value`): Date.parse takes a short
+ * one for a month or a year (`start=32` was 2032, `end=99999` the year 99999, `start=1000` the year
+ * 1000), so a search by a small or large timestamp listed nothing, or everything.
+ */
 function time(value: string | undefined, endOfDay: boolean): number | undefined {
   if (!value) return undefined;
-  if (/^\d{9,11}$/.test(value)) return Number(value);
+  if (/^-?\d+$/.test(value)) return Number.isSafeInteger(Number(value)) ? Number(value) : undefined;
   const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T${endOfDay ? '23:59:59' : '00:00:00'}Z` : value);
   return Number.isNaN(ms) ? undefined : Math.floor(ms / 1000);
 }

@@ -17,6 +17,11 @@ export const HOOK_COLORS: Record<string, string> = {
   'kernel.terminate': '#64748b',
 };
 
+/** A hook's colour; a hook of a stored profile named like an Object property (`constructor`) gets the default. */
+function hookColor(hook: string): string {
+  return Object.hasOwn(HOOK_COLORS, hook) ? HOOK_COLORS[hook]! : '#6b7280';
+}
+
 export interface WaterfallGroup {
   hook: string;
   calls: ProfiledListenerCall[];
@@ -112,7 +117,7 @@ export function renderWaterfall(profile: Profile): string {
   const parts: string[] = [];
   let y = top;
   for (const group of groups) {
-    const color = HOOK_COLORS[group.hook] ?? '#6b7280';
+    const color = hookColor(group.hook);
     const spanMs = group.endMs - group.startMs;
     parts.push(
       `<g class="pf-wf-group" data-hook="${esc(group.hook)}">` +
@@ -153,7 +158,7 @@ export function renderWaterfall(profile: Profile): string {
       : '';
 
   const legend = groups
-    .map((g) => `<span><i style="background:${HOOK_COLORS[g.hook] ?? '#6b7280'}"></i>${esc(g.hook)}</span>`)
+    .map((g) => `<span><i style="background:${hookColor(g.hook)}"></i>${esc(g.hook)}</span>`)
     .join('');
   return (
     `<svg class="pf-waterfall" role="img" aria-label="Listener calls by hook over time" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg">` +
