@@ -17,7 +17,7 @@ import { rawUrlDecodeBytes, utf8ByteString } from './byte-path.ts';
 export interface AccessControlRule {
   /**
    * Regex tested against the URL-decoded path (`^/admin`); a string is read as PCRE's `{…}` (no flags, `$` also
-   * before a final newline, `\A` / `\z` / `\Z` anchors, pattern and path as UTF-8 bytes, so `.` is one byte
+   * before a final newline, `.` also a `\r`, `\A` / `\z` / `\Z` anchors, pattern and path as UTF-8 bytes, so `.` is one byte
    * of an `é`), a RegExp as JavaScript reads it (on the decoded text).
    */
   path?: string | RegExp;

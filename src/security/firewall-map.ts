@@ -12,7 +12,7 @@ export interface FirewallConfig {
   name: string;
   /**
    * Tested against the decoded path (`^/admin/`); omitted = every path. Compiled once; a string as PCRE
-   * reads Symfony's (`$` also before a final newline, `\A`/`\z` anchors, pattern and path as UTF-8 bytes), a
+   * reads Symfony's (`$` also before a final newline, `.` also a `\r`, `\A`/`\z` anchors, pattern and path as UTF-8 bytes), a
    * RegExp as JavaScript does (on the decoded text).
    */
   pattern?: RegExp | string;

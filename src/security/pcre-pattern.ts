@@ -7,7 +7,10 @@
  * A pattern written for PCRE, as Symfony's `preg_match('{'.$path.'}', …)` reads it, where JavaScript
  * reads it otherwise: `$` (no `D` modifier) also matches before a final newline, so `^/admin/users$`
  * denies `/admin/users%0A`, which a `/admin/:page` route still serves (page `users\n`); `\A`, `\z` and
- * `\Z` are anchors, where JavaScript would read the letters and the rule would never match.
+ * `\Z` are anchors, where JavaScript would read the letters and the rule would never match. PCRE's `.`
+ * (PHP's newline is LF) takes a `\r`, JavaScript's does not: `^/admin/.+/edit$` let `/admin/7%0D/edit`
+ * through, which an `/admin/:id/edit` route serves. `\s` is PCRE's six ASCII spaces, where JavaScript's
+ * also takes the byte 0xA0 (in the UTF-8 of `à`, `ठ`…), so `\S+` stopped inside such a path.
  */
 export function pcreAnchors(source: string): string {
   let out = '';
@@ -16,7 +19,8 @@ export function pcreAnchors(source: string): string {
     const c = source[i]!;
     if (c === '\\') {
       const next = source[++i] ?? '';
-      out += inClass ? c + next : next === 'A' ? '^' : next === 'z' ? '$' : next === 'Z' ? PCRE_END : c + next;
+      if (next === 's' || next === 'S') out += inClass ? PCRE_SPACE_IN_CLASS[next] : PCRE_SPACE[next];
+      else out += inClass ? c + next : next === 'A' ? '^' : next === 'z' ? '$' : next === 'Z' ? PCRE_END : c + next;
     } else if (inClass) {
       if (c === ']') inClass = false;
       out += c;
@@ -27,7 +31,7 @@ export function pcreAnchors(source: string): string {
       // PCRE reads a `]` first in a class as a member; JavaScript would close an empty class there.
       if (source[i + 1] === ']') out += '\\' + source[++i];
     } else {
-      out += c === '$' ? PCRE_END : c;
+      out += c === '$' ? PCRE_END : c === '.' ? PCRE_DOT : c;
     }
   }
   return out;
@@ -35,6 +39,14 @@ export function pcreAnchors(source: string): string {
 
 /** PCRE's `$` and `\Z`: the end, or before a newline that ends the subject. */
 const PCRE_END = '(?=\\n?$)';
+
+/** PCRE's `.` without the `s` modifier: anything but LF (JavaScript's also refuses `\r`, U+2028 and U+2029). */
+const PCRE_DOT = '[^\\n]';
+
+/** PCRE's `\s` and `\S` without `u`: HT, LF, VT, FF, CR and space (JavaScript's `\s` adds 0xA0 and Unicode spaces). */
+const PCRE_SPACE: Record<'s' | 'S', string> = { s: '[\\t\\n\\v\\f\\r ]', S: '[^\\t\\n\\v\\f\\r ]' };
+/** The same inside a class: the members themselves (`\S` as the ranges around them). */
+const PCRE_SPACE_IN_CLASS: Record<'s' | 'S', string> = { s: '\\t\\n\\v\\f\\r ', S: '\\x00-\\x08\\x0E-\\x1F\\x21-\\uFFFF' };
 
 /**
  * A configuration's string pattern compiled as PCRE reads it. Compiled as written first, so that a syntax
