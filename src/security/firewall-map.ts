@@ -115,7 +115,7 @@ export class FirewallMap {
         if (config.logoutPath === undefined) throw new Error(`Firewall "${config.name}": logoutCsrfTokenId needs a logoutPath.`);
         if (!security || stateless) throw new Error(`Firewall "${config.name}": logoutCsrfTokenId needs a stateful firewall (CSRF tokens are kept in the session).`);
       }
-      const pattern = config.pattern === undefined ? null : config.pattern instanceof RegExp ? new RegExp(config.pattern.source, config.pattern.flags.replace(/[gy]/g, '')) : compileBytes(config.pattern);
+      const pattern = config.pattern === undefined ? null : config.pattern instanceof RegExp ? new RegExp(config.pattern.source, config.pattern.flags.replace(/[gy]/g, '')) : compileBytes(config.name, config.pattern);
       const firewall: Firewall = Object.freeze({
         name: config.name,
         pattern,
@@ -171,10 +171,14 @@ export class FirewallMap {
 }
 
 /** A string pattern as PCRE reads it without `u`, on bytes (a syntax error quotes the pattern as written). */
-function compileBytes(source: string): RegExp {
-  const compiled = compilePcre(source);
-  const bytes = utf8ByteString(source);
-  return bytes === source ? compiled : compilePcre(bytes);
+function compileBytes(name: string, source: string): RegExp {
+  try {
+    const compiled = compilePcre(source);
+    const bytes = utf8ByteString(source);
+    return bytes === source ? compiled : compilePcre(bytes);
+  } catch (error) {
+    throw new Error(`Firewall "${name}": pattern ${JSON.stringify(source)} does not compile: ${(error as Error).message}`);
+  }
 }
 
 /**

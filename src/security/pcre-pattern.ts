@@ -19,9 +19,11 @@ export function pcreAnchors(source: string): string {
     const c = source[i]!;
     if (c === '\\') {
       const next = source[++i] ?? '';
+      if (UNSHARED_ESCAPES.has(next) || (next === 'x' && source[i + 1] === '{')) throw new SyntaxError(unshared(`\\${next === 'x' ? 'x{' : next}`));
       if (next === 's' || next === 'S') out += inClass ? PCRE_SPACE_IN_CLASS[next] : PCRE_SPACE[next];
       else out += inClass ? c + next : next === 'A' ? '^' : next === 'z' ? '$' : next === 'Z' ? PCRE_END : c + next;
     } else if (inClass) {
+      if (c === '[' && source[i + 1] === ':') throw new SyntaxError(unshared('a POSIX class ([:digit:] and the like)'));
       if (c === ']') inClass = false;
       out += c;
     } else if (c === '[') {
@@ -35,6 +37,18 @@ export function pcreAnchors(source: string): string {
     }
   }
   return out;
+}
+
+/**
+ * PCRE escapes that JavaScript (without `u`) compiles to something else, mostly the bare letter: `\h`
+ * (horizontal space) would match an `h`, `\p{L}` a `p{L}`, `\e` an `e`; `\Q…\E` quotes nothing, `\x{41}`
+ * is 41 `x`. A rule that silently never matches lets every request through, so these are refused when
+ * the app is built. (`\s`, `\A`, `\z`, `\Z` are translated; the rest mean the same in both.)
+ */
+const UNSHARED_ESCAPES = new Set(['h', 'H', 'v', 'V', 'R', 'N', 'Q', 'E', 'K', 'G', 'X', 'C', 'p', 'P', 'e', 'a', 'o', 'g']);
+
+function unshared(what: string): string {
+  return `${what} means something else to JavaScript than to PCRE: write the characters it stands for (a class such as [0-9] or [ \\t]), or give the pattern as a RegExp`;
 }
 
 /** PCRE's `$` and `\Z`: the end, or before a newline that ends the subject. */

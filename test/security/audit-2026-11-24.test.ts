@@ -42,3 +42,13 @@ test('regression: a firewall string pattern\'s `.` refused a carriage return, so
   const regexp = new FirewallMap([{ name: 'admin', pattern: /^\/admin\/.+\/edit$/ }, { name: 'main' }]);
   assert.equal(regexp.match('/admin/7%0D/edit')?.name, 'main', 'a RegExp keeps JavaScript\'s reading');
 });
+
+test('regression: PCRE syntax JavaScript reads otherwise ([[:digit:]], \\h, \\Q…\\E, \\p{L}, \\x{41}) compiled in a string pattern to a rule that never matched, letting every request through; it is refused when the app is built', () => {
+  for (const [path, construct] of [['^/u/[[:digit:]]+$', /POSIX class/], ['^/a\\h', /\\h means something else/], ['^/\\Qa.b\\E', /\\Q means/], ['^/\\p{L}', /\\p means/], ['^/\\x{41}', /\\x\{ means/]] as const) {
+    assert.throws(() => setup({ firewalls: [{ name: 'main' }], accessControl: [{ path, roles: 'ROLE_ADMIN' }] }), { message: new RegExp(`rule 0 "path" does not compile: .*${construct.source}`) }, path);
+    assert.throws(() => new FirewallMap([{ name: 'admin', pattern: path }]), { message: new RegExp(`^Firewall "admin": pattern .* does not compile: .*${construct.source}`) }, path);
+  }
+  // What both read alike still compiles.
+  assert.equal(new FirewallMap([{ name: 'admin', pattern: '^/u/\\d+\\.json$' }]).match('/u/12.json')?.name, 'admin');
+  assert.equal(new FirewallMap([{ name: 'admin', pattern: '^/\\x41' }]).match('/A')?.name, 'admin');
+});
