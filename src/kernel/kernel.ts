@@ -100,9 +100,11 @@ export class HttpKernel {
   async terminate(request: KernelRequest, response: HttpResponse): Promise<void> {
     try {
       await this.dispatch('kernel.terminate', new TerminateEvent(request, response));
-    } catch (error) {
+    } catch (thrown) {
       try {
-        // messageOf: the error's message getter, or a Proxy's trap, may throw too.
+        // messageOf: the error's message getter, or a Proxy's trap, may throw too. A thrown string or
+        // object is described as kernel.exception describes it (its message was `undefined`).
+        const error = toError(thrown);
         request.logger.critical('request', 'Exception thrown in kernel.terminate: {message}', { message: messageOf(error), exception: error });
       } catch {
         // nothing left to report to: the response is out already

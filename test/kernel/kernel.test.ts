@@ -411,14 +411,14 @@ const revokedProxy = () => {
 test('regression: a kernel.terminate listener throwing an error whose message getter throws, or a hostile Proxy, made terminate() reject (an unhandled rejection ended a serve() process)', async () => {
   const unreadable = new Error('x');
   Object.defineProperty(unreadable, 'message', { get() { throw new Error('message getter'); } });
-  for (const thrown of [unreadable, hostileProxy()]) {
+  for (const [thrown, described] of [[unreadable, '[unreadable message]'], [hostileProxy(), 'Non-error value thrown: [unreadable value]']] as const) {
     const lines: string[] = [];
     const request = makeRequest(true, lines);
     const t = emptyHookTable();
     t['kernel.terminate'].push(listener('T::boom', 't', () => { throw thrown; }));
     await new HttpKernel(t, true).terminate(request, HttpResponse.text(''));
     const records = lines.map((l) => JSON.parse(l) as { message: string; level_name: string }).filter((r) => r.message.startsWith('Exception thrown in kernel.terminate'));
-    assert.deepEqual(records.map((r) => [r.level_name, r.message]), [['CRITICAL', 'Exception thrown in kernel.terminate: [unreadable message]']]);
+    assert.deepEqual(records.map((r) => [r.level_name, r.message]), [['CRITICAL', `Exception thrown in kernel.terminate: ${described}`]]);
   }
 });
 
@@ -694,4 +694,14 @@ test('regression: a listener that returns null (PHP\'s `return null;`, ported) m
     assert.equal(r.status, 200, debug ? 'debug' : 'prod');
     assert.equal(await r.text(), 'ok');
   }
+});
+
+test('regression: a kernel.terminate listener throwing a string was logged as "Exception thrown in kernel.terminate: undefined"', async () => {
+  const lines: string[] = [];
+  const request = makeRequest(true, lines);
+  const t = emptyHookTable();
+  t['kernel.terminate'].push(listener('T::boom', 't', () => { throw 'the mailer is down'; }));
+  await new HttpKernel(t, true).terminate(request, HttpResponse.text(''));
+  const records = lines.map((l) => JSON.parse(l) as { message: string }).filter((r) => r.message.startsWith('Exception thrown in kernel.terminate'));
+  assert.deepEqual(records.map((r) => r.message), ['Exception thrown in kernel.terminate: the mailer is down']);
 });
