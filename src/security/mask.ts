@@ -37,7 +37,7 @@ const SECRET_KEY = /(?:^|[[\]])_?pass(?:$|[[\]])|pass(?:word|wd|phrase)|secret|t
  * - headers (the profiler's maskHeaders): the above, and `DPoP` (RFC 9449's proof).
  */
 const MORE_SECRET_NAMES =
-  /passcode|pwd|apikey|access[-_]?key|authoriz|sessid|csrf|xsrf|signature|remember[-_]?me|card[-_]?num|cc[-_]?num|(?:security|verification|recovery|backup|mfa|2fa)[-_]?code|code[-_]?verifier|client[-_]?assertion|subscription[-_]?key|functions[-_]?key|jwt|saml[-_]?response|hmac|oidc[-_]?data|^x-auth-key$|(?:^|[[\]])(?:auth|sid|sig)(?:$|[[\]])/i;
+  /passcode|pwd|apikey|access[-_]?key|authoriz|sessid|csrf|xsrf|signature|remember[-_]?me|card[-_]?num|credit[-_]?card|cc[-_]?num|(?:security|verification|recovery|backup|mfa|2fa)[-_]?code|code[-_]?verifier|client[-_]?assertion|subscription[-_]?key|functions[-_]?key|jwt|saml[-_]?response|hmac|oidc[-_]?data|^x-auth-key$|(?:^|[[\]])(?:auth|sid|sig)(?:$|[[\]])/i;
 /** One-time and card codes, as a whole segment of a name (`otp`, `mfa_otp`, `user[pin]`, `PIN`). */
 const CODE_SEGMENT = /(?:^|[[\]_.-])(?:t?otp|hotp|pin|cv[vc]2?)(?:$|[[\]_.-])/i;
 /** The same codes at a camelCase boundary (`otpCode`, `userPin`, `cardCVV`); case-sensitive, so not `option` or `spinner`. */

@@ -29,3 +29,8 @@ test('regression: X-JWT, a SAMLResponse form field and a webhook\'s X-Shopify-Hm
   for (const key of ['jwt', 'X-JWT', 'jwt_token', 'SAMLResponse', 'saml_response', 'X-Shopify-Hmac-Sha256', 'hmac']) assert.ok(isSecretKey(key), key);
   for (const key of ['SAMLRequest', 'RelayState', 'saml_provider']) assert.ok(!isSecretKey(key), key);
 });
+
+test('regression: a credit_card field was stored unmasked in profiles and logs (card_number and cc_number were masked)', () => {
+  for (const key of ['credit_card', 'creditCard', 'credit-card', 'payment[credit_card]', 'CREDITCARD']) assert.ok(isSecretKey(key), key);
+  assert.deepEqual(maskSecrets({ order: { credit_card: '4111111111111111', total: 12 } }), { order: { credit_card: '***', total: 12 } });
+});
