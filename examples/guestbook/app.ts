@@ -5,6 +5,7 @@
  * README.md beside this file says what each Symfony piece became.
  */
 import {
+  BadRequestHttpException,
   createApp,
   csrfToken,
   getMember,
@@ -31,6 +32,11 @@ export interface Entry {
 /** security.yaml's in_memory provider; a real app checks a hashed password. */
 const USERS: Record<string, { password: string; roles: string[] }> = { admin: { password: 'admin-pass', roles: ['ROLE_ADMIN'] } };
 const PER_PAGE = 5;
+/**
+ * Entries kept, newest first: anyone may sign, and this store is memory, not Doctrine's database, so
+ * the oldest entry goes when a new one would pass the bound (at most this many pictures of BODY_LIMIT).
+ */
+export const MAX_ENTRIES = 100;
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif']);
 /** BODY_LIMIT: a larger upload is answered 413 before the controller runs (php.ini's post_max_size). */
 export const BODY_LIMIT = 256 * 1024;
@@ -39,6 +45,12 @@ const LOCALE = { _locale: 'en|fr' };
 /** Names a controller as Symfony would (`App\Controller\EntryController::new`), for logs and the profiler. */
 function named<T extends Function>(name: string, fn: T): T {
   return Object.defineProperty(fn, 'name', { value: `App\\Controller\\${name}` });
+}
+
+/** PHP's gettype() of a request parameter that is no string (a JSON body's number or boolean, or `a[]=` and `a[k]=`'s array). */
+function phpType(value: unknown): string {
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'double';
+  return typeof value === 'boolean' ? 'boolean' : 'array';
 }
 
 /** The page frame every controller fills: locale, language switcher, member, flashes (read once). */
@@ -138,6 +150,7 @@ export function createGuestbookApp({ listeners = [], ...options }: AppOptions = 
         if (!form.valid) return formPage(request, title, { action, csrf: csrfToken(request, 'entry'), values: form.values, errors: form.errors, upload: true }, 422);
         const save = (image: Entry['image']) => {
           entries.push({ id: nextId++, author: form.values.author, message: form.values.message, image });
+          if (entries.length > MAX_ENTRIES) entries.splice(0, entries.length - MAX_ENTRIES);
           request.getSession().getFlashBag().add('success', trans(request.getLocale(), 'thanks'));
           return HttpResponse.redirect(request.generateUrl('entry_index'), 303);
         };
@@ -203,7 +216,10 @@ export function createGuestbookApp({ listeners = [], ...options }: AppOptions = 
         let error = '';
         let username = '';
         if (request.isMethod('POST')) {
-          username = String(request.request.get('_username') ?? '');
+          const given = request.request.get('_username') ?? '';
+          // FormLoginAuthenticator's own check: `_username[]=admin` is a 400, not a login attempt.
+          if (typeof given !== 'string') throw new BadRequestHttpException(`The key "_username" must be a string, "${phpType(given)}" given.`);
+          username = given;
           const user = Object.hasOwn(USERS, username) ? USERS[username] : undefined;
           // form_login with enable_csrf: a bad token fails as bad credentials do.
           if (!isCsrfTokenValid(request, 'authenticate', request.request.get('_csrf_token'))) error = t('csrf');

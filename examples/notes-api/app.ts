@@ -7,6 +7,7 @@ import {
   ConflictHttpException,
   createApp,
   getMember,
+  HttpException,
   HttpResponse,
   UnsupportedMediaTypeHttpException,
   type App,
@@ -58,6 +59,12 @@ const TOKENS: Record<string, { memberId: string; roles: string[] }> = {
 };
 
 const MAX_LIMIT = 100;
+/**
+ * Notes the in-memory store holds: past it a new note is a 507 Insufficient Storage (a database's full
+ * disk), so a client that posts in a loop cannot grow the process's memory without bound. Each note is
+ * at most the 64 KiB body limit.
+ */
+export const MAX_NOTES = 1000;
 const CORS_ORIGINS = new Set(['https://notes.example']);
 const CORS_METHODS = 'GET, POST, PUT, PATCH, DELETE';
 
@@ -131,6 +138,7 @@ function routes(store: NoteStore, eventIntervalMs: number): RouteDefinition[] {
         const violations = validate(fields, false);
         if (violations.length > 0) return validationFailed(violations);
         if (store.findByTitle(fields.title as string)) throw new ConflictHttpException('A note with this title exists.');
+        if (store.size >= MAX_NOTES) throw new HttpException(507, `The store holds ${MAX_NOTES} notes: delete some first.`);
         const note = store.save({ title: fields.title as string, body: fields.body as string });
         request.logger.info('app', 'Note {id} created by {member}.', { id: note.id, member: getMember(request)?.memberId });
         return HttpResponse.json(note, 201, { location: request.generateUrl('note_show', { id: note.id }) });

@@ -23,6 +23,22 @@ export interface LineStream {
   /** Bytes queued and not yet handed to the OS (Node's Writable); absent where writes are synchronous. */
   readonly writableLength?: number;
   once?(event: 'drain', listener: () => void): unknown;
+  on?(event: 'error', listener: (error: unknown) => void): unknown;
+}
+
+/** Streams stderrSink already listens to for errors: one listener each, however many apps share one. */
+const guardedStreams = new WeakSet<object>();
+
+/**
+ * Ignores the stream's write errors. A stderr pipe whose reader went away (`… 2>&1 | head`, a log
+ * driver restarted) fails every write with EPIPE, emitted as an 'error' event: with no listener, Node
+ * throws it as an uncaught exception and the server exits. Monolog's StreamHandler leaves a failed
+ * fwrite unchecked too: the line is lost, the request goes on.
+ */
+function ignoreWriteErrors(stream: LineStream): void {
+  if (typeof stream.on !== 'function' || guardedStreams.has(stream)) return;
+  guardedStreams.add(stream);
+  stream.on('error', () => {});
 }
 
 /**
@@ -33,6 +49,7 @@ export interface LineStream {
 export function stderrSink(stream?: LineStream, limit = STDERR_BACKLOG_BYTES): LogSink {
   const target = stream ?? (globalThis as { process?: { stderr?: LineStream } }).process?.stderr;
   if (!target?.write) return (line) => console.error(line);
+  ignoreWriteErrors(target);
   let dropped = 0;
   return (line) => {
     if ((target.writableLength ?? 0) > limit) {

@@ -69,16 +69,52 @@ export function normalize(value: unknown, style: ExceptionStyle, depth = CONTEXT
       return value;
   }
   if (value === null) return null;
-  if (value instanceof Error) return style === 'json' ? exceptionObject(value) : describeError(value);
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
-  if (seen.has(value)) return '[...]';
-  seen.add(value);
+  // `instanceof` too: a Proxy's getPrototypeOf trap may throw, and must cost its own field, not the whole context.
   try {
-    if (Array.isArray(value)) return normalizeItems(value, style, depth, seen);
-    return isTypedArray(value) ? normalizeTypedItems(value, style, depth, seen) : normalizeFields(value, style, depth, seen);
+    return normalizeObject(value, style, depth, seen);
   } catch (error) {
     return unreadableText(error);
   }
+}
+
+function normalizeObject(value: object, style: ExceptionStyle, depth: number, seen: Set<object>): unknown {
+  if (value instanceof Error) return style === 'json' ? exceptionObject(value) : describeError(value);
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
+  // Its fields are accessors on the prototype: walked, a URL was written `{}`. Its text, as the profile keeps it.
+  if (typeof URL === 'function' && value instanceof URL) return scrubText(value.href);
+  if (seen.has(value)) return '[...]';
+  seen.add(value);
+  if (Array.isArray(value)) return normalizeItems(value, style, depth, seen);
+  if (isTypedArray(value)) return normalizeTypedItems(value, style, depth, seen);
+  // A Map is JavaScript's associative array, a Set its list: walked as objects, both were written `{}`.
+  if (value instanceof Map) return normalizeMap(value, style, depth, seen);
+  if (value instanceof Set) return normalizeSet(value, style, depth, seen);
+  return normalizeFields(value, style, depth, seen);
+}
+
+/** A Set's items as normalizeItems writes a list's: cut, an object with Monolog's `"..."` key. */
+function normalizeSet(set: Set<unknown>, style: ExceptionStyle, depth: number, seen: Set<object>): unknown {
+  const out: unknown[] = [];
+  for (const item of set) {
+    if (out.length === MAX_NORMALIZE_ITEMS) return { ...out, '...': overItems(set.size) };
+    out.push(normalize(item, style, depth + 1, seen));
+  }
+  return out;
+}
+
+/** A Map's entries as an object's fields (keys as strings), secret-named ones masked, cut as normalizeFields cuts. */
+function normalizeMap(map: Map<unknown, unknown>, style: ExceptionStyle, depth: number, seen: Set<object>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  let n = 0;
+  for (const [k, v] of map) {
+    if (n++ === MAX_NORMALIZE_ITEMS) {
+      defineOwn(out, '...', overItems(map.size));
+      break;
+    }
+    const key = typeof k === 'string' ? k : String(normalize(k, style, depth + 1, seen));
+    defineOwn(out, key, maskedField(key, v) ?? normalize(v, style, depth + 1, seen));
+  }
+  return out;
 }
 
 /**

@@ -170,7 +170,7 @@ function placeholderEnd(message: string, open: number): number {
  * - an error prints `Class: message`, the first part of PHP's Throwable::__toString (its location and
  *   trace are the context's business);
  * - a Date keeps the ISO string irms-web has always printed.
- * Other objects' toString is not called: every JavaScript object inherits one from the built-ins, and
+ * A URL prints its href, as a PSR-7 Uri prints through its `__toString`. Other objects' toString is not called: every JavaScript object inherits one from the built-ins, and
  * some (a Buffer's) would print whole, unbounded, binary payloads.
  */
 function placeholderText(v: unknown): string | null {
@@ -195,6 +195,8 @@ function objectText(v: object): string {
   try {
     if (v instanceof Date) return Number.isNaN(v.getTime()) ? 'Invalid Date' : v.toISOString();
     if (v instanceof Error) return scrubText(`${safeClassName(v)}: ${messageOf(v)}`);
+    // A URL's text is its value (as a PHP Uri's __toString is), secrets masked as in any logged URL.
+    if (typeof URL === 'function' && v instanceof URL) return scrubText(v.href);
     const proto: unknown = Object.getPrototypeOf(v);
     if (Array.isArray(v) || proto === Object.prototype || proto === null) return `array${encodeJson(normalize(v, 'json', CONTEXT_DEPTH + 1))}`;
     return `[object ${constructorName(proto)}]`;
