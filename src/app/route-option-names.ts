@@ -28,6 +28,29 @@ export function assertOptionNames(route: RouteDefinition): void {
   assertCacheDurations(route.name, (options as { cache?: unknown }).cache);
   assertConverters(route.name, (options as { converters?: unknown }).converters);
   for (const name of ['security', 'isGranted'] as const) assertStatusCode(route.name, name, (options as Record<string, unknown>)[name]);
+  assertIsGrantedAttributes(route.name, (options as { isGranted?: unknown }).isGranted);
+}
+
+/**
+ * The `isGranted` option's attributes: a non-empty string or a non-empty list of them, alone or as the
+ * `attributes` of `{ attributes, message?, statusCode? }`. Another value (`{}`, `5`, `['ROLE_X', 7]`) was
+ * read only when a member came, and failed there: a 500 for every logged-in member (anonymous
+ * clients got their 401). `accessControl` roles are refused when the app is built likewise.
+ */
+function assertIsGrantedAttributes(routeName: string, option: unknown): void {
+  if (option === undefined || option === null) return;
+  const attributes = typeof option === 'object' && !Array.isArray(option) ? (option as { attributes?: unknown }).attributes : option;
+  const list = Array.isArray(attributes) ? attributes : [attributes];
+  if (list.length > 0 && list.every((a) => typeof a === 'string' && a !== '')) return;
+  throw new Error(`The "isGranted" option of route "${routeName}" must name a role or attribute ('ROLE_ADMIN'), a list of them, or { attributes, message?, statusCode? }; got ${shownOption(attributes)}.`);
+}
+
+function shownOption(value: unknown): string {
+  try {
+    return value === undefined ? 'no attributes' : JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 /**

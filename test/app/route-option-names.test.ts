@@ -48,3 +48,10 @@ test('regression: a statusCode that is no HTTP status made every refused request
   assert.throws(withOptions({ security: { predicate: () => false, statusCode: 403.5 } }), { message: /has statusCode 403\.5:/ });
   for (const statusCode of [undefined, null, 0, 403, '404']) withOptions({ isGranted: { attributes: 'ROLE_ADMIN', statusCode } })();
 });
+
+test('regression: a malformed isGranted option ({}, 5, [\'ROLE_X\', 7]) was accepted when the app was built, and every logged-in member got a 500 on its route', () => {
+  for (const isGranted of [{}, 5, ['ROLE_X', 7], [], '', { attributes: [] }, { attributes: 5 }]) {
+    assert.throws(withOptions({ isGranted }), { message: /^The "isGranted" option of route "page" must name a role or attribute/ }, JSON.stringify(isGranted));
+  }
+  for (const isGranted of ['ROLE_ADMIN', ['ROLE_A', 'ROLE_B'], { attributes: 'IS_AUTHENTICATED_FULLY' }, { attributes: ['ROLE_A'], message: 'no' }, null]) withOptions({ isGranted })();
+});
