@@ -20,6 +20,7 @@ import { parseCacheControl } from '../listeners/cache-control.ts';
 import { combineHeaderParts, phpTrim, splitHeader } from './header-utils.ts';
 import { HeaderBag, ParameterBag } from './parameter-bag.ts';
 import type { Session } from './session.ts';
+import type { HttpResponse } from './response.ts';
 import { isDigits, readStreamBounded, type RequestSource } from './source.ts';
 import { nullRecord } from './null-record.ts';
 
@@ -119,6 +120,12 @@ export class KernelRequest {
   private _locale: string | undefined;
   private sessionFactory: ((request: KernelRequest) => Session) | null = null;
   private _session: Session | null = null;
+  /**
+   * @internal The response the SessionListener saw at kernel.response: a session used after its save
+   * (even one first created then) is saved again into it at kernel.finish_request. A field, not a map
+   * keyed by request: it is set on every main request.
+   */
+  sessionSaveResponse: HttpResponse | null = null;
   defaultLocale: string;
 
   constructor(

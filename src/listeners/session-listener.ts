@@ -67,11 +67,6 @@ export class SessionListener {
   private readonly debug: boolean;
   /** One factory for every request: it gets the request from `getSession()`. */
   private readonly createSession: (request: KernelRequest) => Session;
-  /**
-   * Each main request's response once kernel.response reached the save: a session used after it (even one
-   * first created after it) is saved again into that response at kernel.finish_request.
-   */
-  private readonly savedInto = new WeakMap<KernelRequest, HttpResponse>();
 
   constructor(options: SessionListenerOptions) {
     assertReadableCookieName('sessionCookieName (SESSION_COOKIE_NAME)', options.cookieName);
@@ -94,7 +89,7 @@ export class SessionListener {
     const autoCacheControl = !response.headers.has(NO_AUTO_CACHE_CONTROL_KEY);
     if (!autoCacheControl) response.headers.delete(NO_AUTO_CACHE_CONTROL_KEY);
     const session = request.sessionIfCreated;
-    this.savedInto.set(request, response);
+    request.sessionSaveResponse = response;
     if (session === null) return;
     if (session instanceof StoredSession) session.usageAtSave = session.usage;
     if (!session.isStarted) return;
@@ -120,8 +115,8 @@ export class SessionListener {
     if (!request.isMainRequest) return;
     const session = request.sessionIfCreated;
     if (!(session instanceof StoredSession)) return;
-    const response = this.savedInto.get(request);
-    if (response === undefined || session.usage === session.usageAtSave) return session.close();
+    const response = request.sessionSaveResponse;
+    if (response === null || session.usage === session.usageAtSave) return session.close();
     const outcome = session.save();
     session.close();
     if (typeof outcome === 'string') return this.mirrorCookie(request, response, session, outcome);
