@@ -142,7 +142,7 @@ export class Authenticator {
     const token = m[1];
     const credentials = await this.options.verifier(token, request);
     const member = credentials ? toMember(credentials, 'bearer', token) : null;
-    if (member === null) request.logger.notice('security', 'The bearer token was rejected; the request continues as anonymous.');
+    if (member === null) request.logger.notice('security', 'The bearer token was rejected; the request goes on without it (a session or remember-me login may still authenticate it).');
     else request.logger.debug('security', 'Authenticated member "{member_id}" with a bearer token.', { member_id: member.memberId });
     return member;
   }

@@ -498,3 +498,13 @@ test('regression: one account logging in again and again (no cookie kept) cannot
   assert.equal(((await home.json()) as { member_id: string }).member_id, 'victim', 'the victim is still logged in');
   assert.ok(store.size <= 33, `the attacker holds at most 32 sessions (store holds ${store.size})`);
 });
+
+test('regression: a rejected bearer token was logged as "the request continues as anonymous" while the session\'s member carried the request on', async () => {
+  const { app, lines } = setup({ verifyBearerToken: (token) => (token === 'api-key' ? { memberId: 'api', roles: [] } : null) });
+  const session = setCookies(await login(app, { member: '5', token: 'form-token' })).get('IRMSSESSID')!;
+  lines.length = 0;
+  const r = await send(app, '/account', { headers: { cookie: `IRMSSESSID=${session.value}`, authorization: 'Bearer wrong', accept: 'application/json' } });
+  assert.deepEqual(await r.json(), { member_id: '5', by: 'session' });
+  const notices = records(lines).filter((l) => l.channel === 'security' && l.level_name === 'NOTICE').map((l) => l.message);
+  assert.deepEqual(notices, ['The bearer token was rejected; the request goes on without it (a session or remember-me login may still authenticate it).']);
+});
