@@ -77,9 +77,19 @@ export function normalize(value: unknown, style: ExceptionStyle, depth = CONTEXT
   }
 }
 
+/**
+ * A date in a context as Monolog's NormalizerFormatter writes a plain \DateTime: its SIMPLE_DATE format,
+ * `Y-m-d\TH:i:sP`, no fraction (`2026-11-24T09:44:33+00:00`), in UTC as the records' own datetime.
+ */
+function simpleDate(date: Date): string {
+  const iso = date.toISOString();
+  // Years past 9999 (or before 0) are `+012345-…`: cut at the seconds wherever they end.
+  return `${iso.slice(0, iso.indexOf('.'))}+00:00`;
+}
+
 function normalizeObject(value: object, style: ExceptionStyle, depth: number, seen: Set<object>): unknown {
   if (value instanceof Error) return style === 'json' ? exceptionObject(value) : describeError(value);
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : simpleDate(value);
   // Its fields are accessors on the prototype: walked, a URL was written `{}`. Its text, as the profile keeps it.
   if (typeof URL === 'function' && value instanceof URL) return scrubText(value.href);
   if (seen.has(value)) return '[...]';

@@ -85,3 +85,14 @@ test('regression: one context field whose Proxy trap throws on instanceof replac
     assert.deepEqual(context(0), { order: 42, payload: '[unreadable: no prototype]', reason: 'card declined' }, format);
   }
 });
+
+test('regression: a Date in a log context was written as JavaScript\'s ISO string (2026-11-24T09:44:33.123Z) where Monolog\'s NormalizerFormatter writes Y-m-d\\TH:i:sP', () => {
+  for (const format of ['line', 'json'] as const) {
+    const { log, context } = logger(format);
+    log.info('app', 'Scheduled', { at: new Date(Date.UTC(2026, 10, 24, 9, 44, 33, 123)), nested: { epoch: new Date(0) }, bad: new Date(Number.NaN) });
+    const ctx = context(0);
+    assert.equal(ctx.at, '2026-11-24T09:44:33+00:00', format);
+    assert.equal(ctx.nested.epoch, '1970-01-01T00:00:00+00:00', format);
+    assert.equal(ctx.bad, 'Invalid Date', format);
+  }
+});
