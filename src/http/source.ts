@@ -100,6 +100,24 @@ export function splitUrl(url: string): { scheme: 'http' | 'https'; authority: st
 }
 
 /**
+ * The target of a URL that a Fetch host built as scheme, `://`, the Host header and the origin-form
+ * target (Deno does), when the Host holds a `/` or `?`: splitUrl ends the authority at the first of
+ * them, so `Host: a.test/admin` moved its tail into the path (`GET /foo` was routed as `/admin/foo`
+ * on Deno, where Node and Symfony, reading the request line, route `/foo`: a path a client chose,
+ * whenever a trusted proxy's X-Forwarded-Host spares that Host its check), and `Host: a.test?x` made
+ * `GET /foo` the path `/` with the query `x/foo`. Undefined when the Host holds neither (the common
+ * case: the URL splits as it is) or the URL was not built from it (an absolute-form target's).
+ */
+function targetAfterHost(url: string, host: string | null): string | undefined {
+  if (host === null || (!host.includes('/') && !host.includes('?'))) return undefined;
+  const start = url.indexOf('://') + 3;
+  if (start < 3 || !url.startsWith(host, start) || url[start + host.length] !== '/') return undefined;
+  const target = url.slice(start + host.length);
+  const hash = target.indexOf('#');
+  return hash < 0 ? target : target.slice(0, hash);
+}
+
+/**
  * What `app.handle` takes, from a Fetch Request (`app.fetch` does this itself): headers and body are
  * read from the Request only when the kernel asks; `info` gives the peer address the Request lacks.
  */
@@ -141,7 +159,7 @@ class FetchSource implements RequestSource {
     this.request = request;
     this.fetchHeaders = request.headers;
     this.method = request.method;
-    this.target = info?.rawTarget ?? target;
+    this.target = info?.rawTarget ?? targetAfterHost(request.url, request.headers.get('host')) ?? target;
     this.scheme = info?.scheme ?? scheme;
     this.fallbackHost = authority === '' && info?.fallbackHost ? info.fallbackHost : authority;
     this.info = info;
