@@ -191,3 +191,29 @@ describe('node adapter: framing headers of an application of its own', { timeout
     assert.match(stream.data, /\r\nContent-Length: 3\r\n[^]*\r\n\r\nabcHTTP\/1\.1 200 OK\r\n[^]*\r\n\r\nnext$/, JSON.stringify(stream.data));
   });
 });
+
+describe('node adapter: framing HTTP/1.1 refuses', { timeout: 10_000 }, () => {
+  test('regression: `GET *` reached the kernel as the path "*" and a Transfer-Encoding not ending in chunked was read to the connection\'s end, where hyper, nginx and Apache answer 400 and close (RFC 9112 §3.2.4, §6.3)', async () => {
+    for (const batch of [false, true]) {
+      const { server, seen } = await start((s) => HttpResponse.text(`seen ${s.method} ${s.target}`), { batch });
+      const port = server.port;
+      for (const request of [
+        'GET * HTTP/1.1\r\nHost: x\r\n\r\n',
+        'HEAD * HTTP/1.1\r\nHost: x\r\n\r\n',
+        'POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\nabc',
+        'POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\nabc',
+      ]) {
+        const answer = await raw(port, request);
+        assert.match(answer.data, /^HTTP\/1\.1 400 Bad Request\r\n/, `${JSON.stringify(request)}, batch ${batch}: ${answer.data}`);
+        assert.match(answer.data, /\r\nConnection: close\r\n/i);
+        assert.ok(answer.closed, 'the connection is closed');
+      }
+      assert.deepEqual(seen.map((s) => s.target), [], 'none reached the application');
+      // What HTTP allows still does.
+      const options = await raw(port, 'OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      assert.match(options.data, /^HTTP\/1\.1 200 [^]*seen OPTIONS \*$/);
+      const chunked = await raw(port, 'POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, Chunked\r\nConnection: close\r\n\r\n0\r\n\r\n');
+      assert.match(chunked.data, /^HTTP\/1\.1 200 [^]*seen POST \/echo$/);
+    }
+  });
+});

@@ -207,6 +207,10 @@ export function createNodeListener(app: NodeApp, state: ServerState = { closing:
     }
   };
   const run = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (unframeable(req)) {
+      refuseRequest(res);
+      return;
+    }
     let source: IncomingSource;
     let result: Handled | Promise<Handled>;
     try {
@@ -309,6 +313,31 @@ export function createNodeListener(app: NodeApp, state: ServerState = { closing:
     if (res.socket === null || state.closing) queued(req, res);
     else run(req, res);
   };
+}
+
+/**
+ * What HTTP/1.1 refuses but Node's parser lets through to the listener, answered as hyper (Deno), nginx
+ * and Apache answer it, with a bare 400 and a closed connection (RFC 9112):
+ * - the asterisk-form target, which only OPTIONS may use (§3.2.4): `GET *` reached the kernel as path `*`;
+ * - a Transfer-Encoding whose last coding is not chunked (§6.3: the body's length cannot be known, the
+ *   server MUST answer 400 and close): Node read such a body up to the connection's end, or left it.
+ */
+function unframeable(req: http.IncomingMessage): boolean {
+  if (req.url === '*' && req.method !== 'OPTIONS') return true;
+  const te = req.headers['transfer-encoding'];
+  return te !== undefined && !CHUNKED_LAST.test(te);
+}
+
+const CHUNKED_LAST = /(?:^|,)[ \t]*chunked[ \t]*$/i;
+
+function refuseRequest(res: http.ServerResponse): void {
+  try {
+    res.shouldKeepAlive = false;
+    res.writeHead(400, { 'content-length': '0' });
+    res.end();
+  } catch {
+    res.destroy();
+  }
 }
 
 /** `@hono/node-server` in front of `app.fetch`, for comparison (dev dependency, loaded on demand). */
