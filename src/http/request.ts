@@ -1060,15 +1060,17 @@ function nextIndex(container: ParameterContainer): string {
 /**
  * Query string (or form body) to parameters, as PHP fills `$_GET` and `$_POST`: pairs split on `&`,
  * names and values decoded as urldecode does, names read by PHP's rules (`variablePath`). Past
- * MAX_INPUT_VARS pairs the rest is dropped and `exceeded` is called, once.
+ * MAX_INPUT_VARS pairs the rest is dropped and `exceeded` is called, once. `countEmpty` (form bodies):
+ * an empty pair (`a=1&&b=2`) counts against the limit, as PHP's add_post_var counts it for `$_POST`;
+ * `$_GET`'s strtok skips it uncounted.
  */
-export function parseQuery(qs: string, exceeded?: () => void): Record<string, unknown> {
+export function parseQuery(qs: string, exceeded?: () => void, countEmpty = false): Record<string, unknown> {
   const out = nullRecord();
   let count = 0;
   for (let start = 0; start < qs.length; ) {
     let end = qs.indexOf('&', start);
     if (end < 0) end = qs.length;
-    if (end > start) {
+    if (end > start || countEmpty) {
       if (++count > MAX_INPUT_VARS) {
         exceeded?.();
         break;

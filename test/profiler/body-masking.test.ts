@@ -112,4 +112,17 @@ describe('multipart/form-data bodies', () => {
     assert.doesNotMatch(panel, /CANARY|PRIVATE KEY/);
     assert.match(panel, /Not kept for multipart\/form-data \([^)]+ received\)/);
   });
+
+  test('regression: a multipart body whose Content-Type ends its media type at a comma or a space (multipart/form-data, boundary=X), which PHP and the body listener parse, was stored whole in the profile, files included', async () => {
+    const app = profiledApp({ routes: [{ name: 'upload', path: '/upload', methods: ['POST'], controller: () => HttpResponse.html('<html><body>uploaded</body></html>') }] });
+    for (const type of ['multipart/form-data, boundary=XyZ', 'multipart/form-data boundary=XyZ', 'Multipart/Form-Data; boundary=XyZ']) {
+      const body = ['--XyZ', 'Content-Disposition: form-data; name="title"', '', 'my keys', '--XyZ', 'Content-Disposition: form-data; name="key"; filename="id_ed25519"', 'Content-Type: application/octet-stream', '', `PRIVATE KEY ${CANARY}`, '--XyZ--', ''].join('\r\n');
+      const res = await get(app, '/upload', { method: 'POST', headers: { 'content-type': type }, body });
+      assert.equal(res.status, 200, type);
+      const p = await profileOf(app, res);
+      assert.doesNotMatch(JSON.stringify(p), /CANARY|PRIVATE KEY/, type);
+      assert.equal(p.request.content, '', type);
+      assert.deepEqual(p.request.body, { title: 'my keys', key: { file: 'id_ed25519', size: `PRIVATE KEY ${CANARY}`.length, type: 'application/octet-stream' } }, type);
+    }
+  });
 });

@@ -7,6 +7,7 @@ import type { KernelRequest } from '../../../http/request.ts';
 import { maskContent, maskHeaders, maskToken, sanitize, sanitizeRecord } from '../mask.ts';
 import { isAnonymousMember, type Profile } from '../profile.ts';
 import { PROFILE_LIMITS } from './limits.ts';
+import { postMediaType } from '../../../listeners/json-request-transformer-listener.ts';
 import { asRecord, attempt } from './safe-read.ts';
 import { TOKEN_ATTRIBUTE } from '../../../security/member.ts';
 
@@ -69,7 +70,9 @@ export async function requestContent(request: KernelRequest): Promise<Content> {
     return { content: null, length: 0, truncated: false };
   }
   const length = bytes.byteLength;
-  if (length === 0 || request.contentType.toLowerCase() === 'multipart/form-data') return { content: '', length, truncated: false };
+  // The media type as PHP (and the body listener) reads it, up to `;`, `,` or a space: `multipart/form-data,
+  // boundary=X` is a multipart body whose files PHP parses, and its bytes were kept whole.
+  if (length === 0 || postMediaType(request.source.header('content-type') ?? '') === 'multipart/form-data') return { content: '', length, truncated: false };
   // Decode a little more than kept, so masking sees whole fields near the cut.
   const slice = bytes.subarray(0, Math.min(length, PROFILE_LIMITS.content * 4));
   const text = new TextDecoder().decode(slice);
