@@ -26,7 +26,7 @@ export { FirewallMap, DEFAULT_FIREWALLS, type FirewallConfig } from './security/
 export type { AccessControlRule } from './security/access-control.ts';
 export { maskSecrets, maskToken } from './security/mask.ts';
 export { MemorySessionStore, type SessionStore, type SessionWriteInfo, type SessionUpdate, type MemorySessionStoreOptions } from './session/store.ts';
-export { startSession } from './session/session.ts';
+export { startSession, SessionNotLoadedError } from './session/session.ts';
 export type { PipelineOptions } from './app/services.ts';
 export type { LocaleAware } from './listeners/locale-aware-listener.ts';
 export type { TemplateRenderer, TemplateFunction, TemplateOption } from './listeners/template-listener.ts';

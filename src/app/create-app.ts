@@ -5,7 +5,7 @@ import { insertListener, type Listener, type Placement } from '../kernel/hooks.t
 import { IpMatcher } from '../http/ip.ts';
 import { KernelRequest, type RequestSettings } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
-import { fetchSource, type ConnectionInfo, type RequestSource } from '../http/source.ts';
+import { fetchSource, type ConnectionInfo, type DenoServeInfo, type RequestSource } from '../http/source.ts';
 import { toFetchResponse } from '../http/fetch-response.ts';
 import { INTERNAL_ERROR_BODY, INTERNAL_ERROR_HEADERS } from '../http/internal-error.ts';
 import { reportingFailures } from '../http/failing-stream-report.ts';
@@ -68,13 +68,13 @@ export interface App {
   readonly kernel: HttpKernel;
   readonly services: AppServices;
   /** Fetch entry for any Fetch host (CONTRACT §1): a promise of the Response; bound, so it can be passed around. */
-  fetch(request: Request, info?: ConnectionInfo): Promise<Response>;
+  fetch(request: Request, info?: ConnectionInfo | DenoServeInfo): Promise<Response>;
   /**
    * `fetch` without the promise when the request was handled synchronously (Hono's signature,
    * `Response | Promise<Response>`), for hosts that accept either: Deno.serve then answers without
    * waiting for a microtask (denoServeHandler uses it). Bound.
    */
-  respond(request: Request, info?: ConnectionInfo): MaybePromise<Response>;
+  respond(request: Request, info?: ConnectionInfo | DenoServeInfo): MaybePromise<Response>;
   /**
    * Adapter entry: computes the response without building Fetch objects. Synchronous (no promise)
    * when every listener and the controller were; a host writes the response as soon as it has it.
@@ -137,7 +137,7 @@ export function createApp(options: AppOptions = {}): App {
   }
 
   /** Always a Response: the kernel always answers, and what Fetch cannot carry becomes the plain 500. */
-  function respond(request: Request, info?: ConnectionInfo): MaybePromise<Response> {
+  function respond(request: Request, info?: ConnectionInfo | DenoServeInfo): MaybePromise<Response> {
     try {
       const result = handle(fetchSource(request, info));
       return result instanceof Promise ? result.then((h) => fetchResponse(h, request), (error: unknown) => internalError(request, error)) : fetchResponse(result, request);
@@ -146,7 +146,7 @@ export function createApp(options: AppOptions = {}): App {
     }
   }
 
-  function fetch(request: Request, info?: ConnectionInfo): Promise<Response> {
+  function fetch(request: Request, info?: ConnectionInfo | DenoServeInfo): Promise<Response> {
     const result = respond(request, info);
     return result instanceof Promise ? result : Promise.resolve(result);
   }

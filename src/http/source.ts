@@ -121,7 +121,7 @@ function targetAfterHost(url: string, host: string | null): string | undefined {
  * What `app.handle` takes, from a Fetch Request (`app.fetch` does this itself): headers and body are
  * read from the Request only when the kernel asks; `info` gives the peer address the Request lacks.
  */
-export function fetchSource(request: Request, info?: ConnectionInfo): RequestSource {
+export function fetchSource(request: Request, info?: ConnectionInfo | DenoServeInfo): RequestSource {
   return new FetchSource(request, connectionInfo(info));
 }
 
@@ -253,7 +253,8 @@ export async function readStreamBounded(stream: ReadableStream<Uint8Array> | nul
 
 /** What `Deno.serve` passes beside each request (only the part read here). */
 export interface DenoServeInfo {
-  readonly remoteAddr?: { readonly hostname?: string };
+  /** A NetAddr's `hostname`; Deno's UnixAddr and VsockAddr have none (`transport` names which it is). */
+  readonly remoteAddr?: { readonly hostname?: string; readonly transport?: string };
 }
 
 /**
