@@ -69,6 +69,19 @@ export function emptyHookTable(): HookTable {
 }
 
 /**
+ * Why a `{ before }` / `{ after }` placement found no neighbour, with the ids it could have named: the
+ * profiler's and the toolbar's exist in debug mode only, so a placement next to them built in dev and
+ * failed in production with a message naming neither.
+ */
+function noNeighbour(id: string, target: string, list: readonly { id: string }[]): string {
+  const ids = [...new Set(list.map((l) => l.id))];
+  const debugOnly = /^(?:Profiler|WebDebugToolbar)Listener::/.test(target)
+    ? ' The profiler and toolbar listeners exist in debug mode only: place it next to another listener, or by { priority }, which does not depend on the mode.'
+    : '';
+  return `No listener "${target}" to insert "${id}" next to; this hook has ${ids.length ? ids.map((i) => `"${i}"`).join(', ') : 'no listeners'}.${debugOnly}`;
+}
+
+/**
  * Inserts a listener without disturbing the relative order of the others. By priority (and with no
  * placement, at the listener's own priority, 0 when it has none): right after the last listener whose
  * priority is >= p (listeners without one count as 0), like Symfony's dispatcher — higher first, equal
@@ -110,7 +123,7 @@ export function insertListener<H extends HookName>(list: Listener<H>[], listener
   } else {
     const target = 'before' in where ? where.before : where.after;
     const found = 'before' in where ? list.findIndex((l) => l.id === target) : findLastIndex(list, (l) => l.id === target);
-    if (found < 0) throw new Error(`No listener "${target}" to insert next to.`);
+    if (found < 0) throw new Error(noNeighbour(listener.id, target, list));
     at = 'before' in where ? found : found + 1;
   }
   // The neighbour it displaces, else the one it follows: either keeps the priorities non-increasing.

@@ -158,3 +158,19 @@ test('regression: app.fetch rejected when the kernel\'s response could not becom
   assert.ok(direct instanceof Response);
   assert.equal(direct.status, 500);
 });
+
+test('regression: a placement next to the profiler built in dev and failed in production with "No listener … to insert next to." naming neither the listener nor the ids it could use', () => {
+  const late = { id: 'App\\EventListener\\Late::onKernelResponse', role: 'late', call() {} };
+  const build = (env: 'dev' | 'prod', before: string) => () => createApp({ env, environment: {}, logSink: () => {}, listeners: [{ hook: 'kernel.response', listener: late, placement: { before } }] });
+  build('dev', 'ProfilerListener::onKernelResponse')();
+  assert.throws(build('prod', 'ProfilerListener::onKernelResponse'), (error: Error) => {
+    assert.match(error.message, /^No listener "ProfilerListener::onKernelResponse" to insert "App\\EventListener\\Late::onKernelResponse" next to; this hook has .*"ResponseListener::onKernelResponse"/);
+    assert.match(error.message, /exist in debug mode only/);
+    return true;
+  });
+  assert.throws(build('prod', 'ResponseListener::onResponse'), (error: Error) => {
+    assert.match(error.message, /this hook has .*"ResponseListener::onKernelResponse"/);
+    assert.doesNotMatch(error.message, /debug mode only/);
+    return true;
+  });
+});
