@@ -7,7 +7,7 @@ export * from './kernel/exceptions.ts';
 export { listener, insertListener, type Listener, type Placement, type HookTable, type ListenerCall } from './kernel/hooks.ts';
 export { subscriberListeners, type SubscribedEvents } from './kernel/subscriber.ts';
 export { KernelRequest } from './http/request.ts';
-export { HttpResponse, ResponseHeaders } from './http/response.ts';
+export { HttpResponse, ResponseHeaders, type ResponseHeadersInit } from './http/response.ts';
 export { ParameterBag, HeaderBag } from './http/parameter-bag.ts';
 export { fetchSource, denoConnectionInfo, type RequestSource, type ConnectionInfo, type DenoServeInfo } from './http/source.ts';
 export { denoServeHandler, type DenoServeHandler, type DenoServeHandlerOptions } from './runtime/deno-batch.ts';

@@ -13,6 +13,8 @@ export class ParameterBag<V = unknown> {
     if (initial) this.add(initial);
   }
 
+  get(key: string): V | undefined;
+  get<T>(key: string, fallback: T): V | T;
   get<T = V>(key: string, fallback?: T): V | T | undefined {
     const data = this.data;
     if (data === null) return fallback;

@@ -638,9 +638,10 @@ export class KernelRequest {
    * Request::toArray: the JSON body as an object or a list, integers beyond 64 bits as strings of their
    * digits (Symfony decodes with JSON_BIGINT_AS_STRING). An empty body, what json_decode cannot
    * decode (invalid UTF-8, a byte-order mark, nesting past 512, an unpaired surrogate escape too) and a
-   * scalar are JsonExceptions with Symfony's messages: a 400.
+   * scalar are JsonExceptions with Symfony's messages: a 400. `toArray<{ name: string }>()` types the
+   * result as the caller expects it, unchecked.
    */
-  async toArray(): Promise<Record<string, unknown> | unknown[]> {
+  async toArray<T extends Record<string, unknown> | unknown[] = Record<string, unknown> | unknown[]>(): Promise<T> {
     const bytes = await this.content();
     if (bytes.byteLength === 0) throw new JsonException('Request body is empty.');
     let text: string;
@@ -658,7 +659,8 @@ export class KernelRequest {
       const type = data === null ? 'null' : typeof data === 'boolean' ? 'bool' : typeof data === 'string' ? 'string' : /[.eE]/.test(text) ? 'float' : 'int';
       throw new JsonException(`JSON content was expected to decode to an array, "${type}" returned.`);
     }
-    return data as Record<string, unknown> | unknown[];
+    // `T` is the caller's word for the shape (as Hono's `json<T>()`): nothing here checks it.
+    return data as T;
   }
   /**
    * Request::getETags: preg_split at `\s*,\s*` with PREG_SPLIT_NO_EMPTY: split at commas, the blanks

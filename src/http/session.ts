@@ -6,7 +6,9 @@ import type { FlashBag } from '../session/flash-bag.ts';
  */
 export interface Session {
   readonly id: string;
-  get<T = unknown>(key: string, fallback?: T): T | undefined;
+  get<T = unknown>(key: string): T | undefined;
+  /** With a fallback, the fallback's type: `get('cart', [])` is never undefined. */
+  get<T>(key: string, fallback: T): T;
   set(key: string, value: unknown): void;
   has(key: string): boolean;
   /** Removes `key`; answers the value it held (undefined when none), as Session::remove returns it. */

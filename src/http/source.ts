@@ -52,7 +52,7 @@ export interface RequestSource {
  */
 export interface ConnectionInfo {
   /** Peer IP address. */
-  readonly remoteAddress?: string;
+  readonly remoteAddress?: string | undefined;
   /**
    * The host reads a request body whole (`arrayBuffer()`) faster than through its stream, and holds
    * a body to its declared Content-Length (Deno.serve). Small bodies with a declared length within

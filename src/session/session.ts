@@ -159,6 +159,8 @@ export class StoredSession implements Session {
     return this.loaded();
   }
 
+  get<T = unknown>(key: string): T | undefined;
+  get<T>(key: string, fallback: T): T;
   get<T = unknown>(key: string, fallback?: T): T | undefined {
     this.usage++;
     const data = this.loaded();

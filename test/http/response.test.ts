@@ -376,3 +376,11 @@ test('regression: a streamed response made a 304 by isNotModified left its strea
   assert.equal(cancelled.at(-1), 'setContent');
   assert.equal(replaced.getContent(), 'text instead');
 });
+
+test('the helpers take a Fetch Headers or name/value pairs as well as a plain object', () => {
+  const fromHeaders = HttpResponse.json({ ok: true }, 201, new Headers({ 'x-cart-size': '3' }));
+  assert.equal(fromHeaders.headers.get('x-cart-size'), '3');
+  assert.equal(fromHeaders.headers.get('content-type'), 'application/json');
+  const fromPairs = HttpResponse.text('hi', 200, [['x-a', '1'], ['x-b', '2']]);
+  assert.deepEqual([fromPairs.headers.get('x-a'), fromPairs.headers.get('x-b')], ['1', '2']);
+});

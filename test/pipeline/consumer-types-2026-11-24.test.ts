@@ -80,3 +80,19 @@ test('regression: SessionNotLoadedError, which the README names as the error of 
   ].join('\n'));
   assert.ok(ok, output);
 });
+
+test('regression: a first-time consumer needed casts for the common reads: toArray() fields, a session or parameter read with a fallback (still `| undefined`), and a Headers object passed to HttpResponse.json', () => {
+  const { ok, output } = compile('everyday-reads.ts', [
+    "import { HttpResponse, type KernelRequest } from 'irms-web';",
+    'export async function create(request: KernelRequest): Promise<HttpResponse> {',
+    '  const body = await request.toArray<{ name?: string; quantity?: number }>();',
+    '  const name: string = body.name ?? "anonymous";',
+    "  const cart: string[] = request.getSession().get<string[]>('cart', []);",
+    '  cart.push(name);',
+    "  const page: string = request.query.get('page', '1') as string;",
+    "  const headers = new Headers({ 'x-cart-size': String(cart.length) });",
+    '  return HttpResponse.json({ name, page, quantity: body.quantity ?? 1 }, 201, headers);',
+    '}',
+  ].join('\n'));
+  assert.ok(ok, output);
+});
