@@ -321,7 +321,7 @@ export class CompiledRouteImpl implements CompiledRoute {
         throw new Error(`Unknown key ${JSON.stringify(key)} in route "${name}": a route has ${[...DEFINITION_KEYS].join(', ')}; route options (requiresLogin, security, isGranted, cache, template, converters…) go under "options".`);
       }
     }
-    if (typeof definition.controller !== 'function') throw new Error(`Route "${name}" has no controller function.`);
+    if (typeof definition.controller !== 'function') throw new Error(`Route "${name}" has no controller function${controllerGiven(definition.controller)}.`);
     this.name = name;
     this.path = path;
     this.definition = definition;
@@ -522,4 +522,11 @@ function repeatedVariable(tokens: readonly Token[], seen = new Set<string>()): s
     }
   }
   return null;
+}
+
+/** What stood where the controller function belongs, for the error: a Symfony `App\\Controller::method` string most often. */
+function controllerGiven(value: unknown): string {
+  if (value === undefined) return '';
+  if (typeof value === 'string') return `: got the string ${JSON.stringify(value)} (a Symfony controller name; give the function itself, \`controller: (request) => …\`)`;
+  return `: got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`;
 }

@@ -18,7 +18,7 @@ export function knownOptions(caller: string, options: unknown, names: readonly s
   for (const name of Object.keys(given)) {
     if (names.includes(name)) continue;
     const meant = meantName(name, names, aliases);
-    throw new TypeError(`Unknown ${caller} option "${name}"${meant !== null ? ` (did you mean "${meant}"?)` : ''}.`);
+    throw new TypeError(`Unknown ${caller} option "${name}"${meant !== null ? ` (did you mean "${meant}"?)` : `; it takes ${names.map((n) => `"${n}"`).join(', ')}`}.`);
   }
   return given;
 }

@@ -35,6 +35,8 @@ describe('construction', () => {
     assert.throws(() => new Router([misplaced]), /^Error: Unknown key "requiresLogin" in route "private": .*go under "options"/);
     assert.throws(() => new Router([{ ...route('typo', '/typo'), method: ['GET'] } as RouteDefinition]), /Unknown key "method" in route "typo"/);
     assert.throws(() => new Router([{ name: 'none', path: '/none' } as RouteDefinition]), { message: 'Route "none" has no controller function.' });
+    // regression: a Symfony controller string was refused without saying a string was given
+    assert.throws(() => new Router([{ name: 'str', path: '/str', controller: 'App\\Controller\\Home::index' } as unknown as RouteDefinition]), { message: /^Route "str" has no controller function: got the string "App\\\\Controller\\\\Home::index" \(a Symfony controller name; give the function itself/ });
     assert.equal(new Router([{ ...route('private', '/private'), options: { requiresLogin: true } }]).get('private')!.options.requiresLogin, true);
   });
 

@@ -45,7 +45,14 @@ describe('serve(): options', { timeout: 10_000 }, () => {
     await refused({ prot: 1, port: 0 }, 'Unknown serve option "prot" (did you mean "port"?).');
     await refused({ HOSTNAME: '127.0.0.1' }, 'Unknown serve option "HOSTNAME" (did you mean "hostname"?).');
     await refused({ headersTimeoutMs: 5000 }, 'Unknown serve option "headersTimeoutMs" (did you mean "headersTimeout"?).');
-    await refused({ verbose: true }, 'Unknown serve option "verbose".');
+  });
+
+  test('regression: an unknown serve() option with no near name ("timeout") was refused without the names serve() takes', async () => {
+    await assert.rejects(serve(app, { timeout: 5000 } as ServeOptions), (error: unknown) => {
+      assert.ok(error instanceof TypeError);
+      assert.match(error.message, /^Unknown serve option "timeout"; it takes "port", "hostname", .*"sendTimeout"/);
+      return true;
+    });
   });
 
   test('regression: a port given as a string and flags that are not booleans were accepted ({ batch: "no" } batched)', async () => {
