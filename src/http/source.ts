@@ -155,11 +155,13 @@ class FetchSource implements RequestSource {
   private peer: string | undefined;
 
   constructor(request: Request, info: ConnectionInfo | undefined) {
-    const { scheme, authority, target } = splitUrl(request.url);
+    const url = request.url;
+    const { scheme, authority, target } = splitUrl(url);
+    const headers = request.headers;
     this.request = request;
-    this.fetchHeaders = request.headers;
+    this.fetchHeaders = headers;
     this.method = request.method;
-    this.target = info?.rawTarget ?? targetAfterHost(request.url, request.headers.get('host')) ?? target;
+    this.target = info?.rawTarget ?? targetAfterHost(url, headers.get('host')) ?? target;
     this.scheme = info?.scheme ?? scheme;
     this.fallbackHost = authority === '' && info?.fallbackHost ? info.fallbackHost : authority;
     this.info = info;
