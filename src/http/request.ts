@@ -23,6 +23,7 @@ import type { Session } from './session.ts';
 import type { HttpResponse } from './response.ts';
 import { isDigits, readStreamBounded, type RequestSource } from './source.ts';
 import { nullRecord } from './null-record.ts';
+import { remember } from './remember.ts';
 
 /** Per-app settings the request model needs; built once by the app (see app/config.ts). */
 export interface RequestSettings {
@@ -68,7 +69,8 @@ const TRAILING_PCRE_BLANKS = /[ \t\n\v\f\r]+$/;
  * Host header as sent → its validated, lower-cased host without port. A pure function of the header,
  * so it is remembered: a service sees a handful of distinct hosts, and the two regular expressions
  * would otherwise run on every request. Bounded in count and length (a DNS name has at most 253
- * characters, plus a port): other hosts are checked each time.
+ * characters, plus a port): longer ones are checked each time. Emptied when full rather than closed to new
+ * hosts, so that a scanner's burst of random Hosts does not leave the service's own unremembered for good.
  */
 const validHosts = new Map<string, string>();
 const VALID_HOSTS_KEPT = 64;
@@ -386,7 +388,7 @@ export class KernelRequest {
         this.hostValid = false;
         throw new SuspiciousOperationException(`Invalid Host "${headerText(invalid)}".`);
       }
-      if (validHosts.size < VALID_HOSTS_KEPT && raw.length <= HOST_LENGTH_KEPT) validHosts.set(raw, host);
+      if (raw.length <= HOST_LENGTH_KEPT) remember(validHosts, VALID_HOSTS_KEPT, raw, host);
     }
     const trusted = this.settings.trustedHosts;
     if (trusted.length && !trusted.some((re) => re.test(host))) {

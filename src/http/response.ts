@@ -3,6 +3,7 @@ import type { KernelRequest } from './request.ts';
 import { encodeLocationChar, UNSAFE_LOCATION_CHAR } from './url-encode.ts';
 import { parseHttpDate } from './header-utils.ts';
 import { computedCacheControl, httpDate, parseCacheControl, type Directives } from '../listeners/cache-control.ts';
+import { remember } from './remember.ts';
 
 export type ResponseBody = string | Uint8Array | ReadableStream<Uint8Array> | null;
 
@@ -269,8 +270,18 @@ function withSecure(line: string): string {
   return at < 0 ? `${line}; secure` : `${line.slice(0, at)}; secure${line.slice(at)}`;
 }
 
-/** Names already checked, as given → lower-cased (names are nearly always constants); bounded. */
+/** Names already checked, as given → lower-cased (names are nearly always constants); bounded in count and length. */
 const checkedNames = new Map<string, string>();
+const CHECKED_NAMES_KEPT = 1024;
+/** Longer names (copied from an upstream's response, say) are checked each time. */
+const NAME_LENGTH_KEPT = 64;
+
+/** The characters of the header names remembered as checked (tests). */
+export function checkedHeaderNameChars(): number {
+  let n = 0;
+  for (const name of checkedNames.keys()) n += name.length;
+  return n;
+}
 
 /** The lower-case name, once checked to be a token: one lookup for a name seen before. */
 function headerKey(name: string): string {
@@ -278,7 +289,7 @@ function headerKey(name: string): string {
   if (known !== undefined) return known;
   const key = name.toLowerCase();
   if (!HTTP_TOKEN.test(key)) throw new TypeError(`Invalid header name ${JSON.stringify(name)}.`);
-  if (checkedNames.size < 1024) checkedNames.set(name, key);
+  if (name.length <= NAME_LENGTH_KEPT) remember(checkedNames, CHECKED_NAMES_KEPT, name, key);
   return key;
 }
 

@@ -1,6 +1,7 @@
 import type { ResponseEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
 import { cancelQuietly, type ResponseHeaders } from '../http/response.ts';
+import { remember } from '../http/remember.ts';
 
 /** MIME types for the `_format` request attribute (Symfony's Request::$formats, first entries). */
 const FORMAT_MIME: Record<string, string> = Object.assign(Object.create(null), {
@@ -23,6 +24,8 @@ export const STREAMED_ATTRIBUTE = '_streamed_response';
 const TEXT_TYPE = /^\s*text\//i;
 const CHARSET = /;\s*charset=/i;
 const CHECKED_TYPES_KEPT = 64;
+/** Longer types (an upload's client-declared type sent back) are checked each time: the map stays small in bytes too. */
+const TYPE_LENGTH_KEPT = 256;
 
 /**
  * Symfony's ResponseListener + Response::prepare, for the main request:
@@ -51,7 +54,7 @@ export class ResponseListener {
     let lacks = this.lacksCharsetByType.get(type);
     if (lacks === undefined) {
       lacks = TEXT_TYPE.test(type) && !CHARSET.test(type);
-      if (this.lacksCharsetByType.size < CHECKED_TYPES_KEPT) this.lacksCharsetByType.set(type, lacks);
+      if (type.length <= TYPE_LENGTH_KEPT) remember(this.lacksCharsetByType, CHECKED_TYPES_KEPT, type, lacks);
     }
     return lacks;
   }

@@ -3,6 +3,7 @@ import { rawUrlDecode } from '../http/url-encode.ts';
 import { compilePcre } from './pcre-pattern.ts';
 import { rawUrlDecodeBytes, utf8ByteString } from './byte-path.ts';
 import type { AccessMap } from './access-control.ts';
+import { remember } from '../http/remember.ts';
 
 /**
  * One firewall (Symfony's `security.firewalls.<name>`). Firewalls are tried in order against the
@@ -88,9 +89,10 @@ export class FirewallMap {
   readonly firewalls: readonly Firewall[];
   private readonly byName = new Map<string, Firewall>();
   /**
-   * Path → its firewall, for the first PATHS_KEPT distinct paths of up to PATH_LENGTH_KEPT characters:
-   * the map is fixed and its patterns carry no `g`/`y` state, so the answer depends on the path only,
-   * and a service's frequent paths skip the pattern tests. Other paths are matched each time.
+   * Path → its firewall, for up to PATHS_KEPT distinct paths of up to PATH_LENGTH_KEPT characters (emptied
+   * when full, so a crawl of distinct paths does not shut the service's frequent ones out for good): the
+   * map is fixed and its patterns carry no `g`/`y` state, so the answer depends on the path only, and
+   * a service's frequent paths skip the pattern tests. Longer paths are matched each time.
    */
   private readonly byPath = new Map<string, Firewall | null>();
 
@@ -154,7 +156,7 @@ export class FirewallMap {
         break;
       }
     }
-    if (this.byPath.size < PATHS_KEPT && pathInfo.length <= PATH_LENGTH_KEPT) this.byPath.set(pathInfo, found);
+    if (pathInfo.length <= PATH_LENGTH_KEPT) remember(this.byPath, PATHS_KEPT, pathInfo, found);
     return found;
   }
 

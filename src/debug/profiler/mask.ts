@@ -635,6 +635,7 @@ export function maskHeader(name: string, value: string, maxLength = 4096): strin
   const masked = scrub(value);
   // Only a value that masking left as it is is remembered: nothing secret is kept past the request.
   if (masked === value) {
+    if (key.length > MAX_REMEMBERED_NAME) return value;
     if (rememberedHeaders.size >= MAX_REMEMBERED_HEADERS) rememberedHeaders.clear();
     rememberedHeaders.set(key, value);
     return value;
@@ -644,11 +645,20 @@ export function maskHeader(name: string, value: string, maxLength = 4096): strin
 
 /**
  * Per header name, the last short value that masking left unchanged: most headers (content type,
- * cache control, host, user agent) repeat from request to request. Bounded.
+ * cache control, host, user agent) repeat from request to request. Bounded in count and in the length
+ * of names and values (a client chooses both: 256 names of 16 KiB each were kept before).
  */
 const rememberedHeaders = new Map<string, string>();
 const MAX_REMEMBERED_HEADERS = 256;
 const MAX_REMEMBERED_VALUE = 512;
+const MAX_REMEMBERED_NAME = 64;
+
+/** The header names and values maskHeader remembers, in characters (tests). */
+export function rememberedHeaderChars(): number {
+  let n = 0;
+  for (const [name, value] of rememberedHeaders) n += name.length + value.length;
+  return n;
+}
 
 /**
  * An array that is a header list as JavaScript writes one, with each credential header's value masked
