@@ -99,7 +99,19 @@ function normalizeObject(value: object, style: ExceptionStyle, depth: number, se
   // A Map is JavaScript's associative array, a Set its list: walked as objects, both were written `{}`.
   if (value instanceof Map) return normalizeMap(value, style, depth, seen);
   if (value instanceof Set) return normalizeSet(value, style, depth, seen);
-  return normalizeFields(value, style, depth, seen);
+  // Monolog's NormalizerFormatter writes an object as `{"Class": its data}`; a plain (or null-prototype)
+  // object is PHP's array, written as it is. The fields are read, never toJSON or toString.
+  const name = constructorName(Object.getPrototypeOf(value));
+  if (name === 'Object') return normalizeFields(value, style, depth, seen);
+  const wrapped: Record<string, unknown> = {};
+  defineOwn(wrapped, name, normalizeFields(value, style, depth, seen));
+  return wrapped;
+}
+
+/** The class an object was made by (Monolog's Utils::getClass), `Object` when it has none to tell. */
+export function constructorName(proto: unknown): string {
+  const ctor = proto !== null && typeof proto === 'object' ? (proto as { constructor?: unknown }).constructor : undefined;
+  return typeof ctor === 'function' && typeof ctor.name === 'string' && ctor.name !== '' ? ctor.name : 'Object';
 }
 
 /** A Set's items as normalizeItems writes a list's: cut, an object with Monolog's `"..."` key. */

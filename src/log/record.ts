@@ -1,6 +1,6 @@
 import { isSecretName, maskedField, scrubText } from '../debug/profiler/mask.ts';
 import type { LevelName } from './levels.ts';
-import { CONTEXT_DEPTH, encodeJson, normalize, safeClassName } from './normalize.ts';
+import { CONTEXT_DEPTH, constructorName, encodeJson, normalize, safeClassName } from './normalize.ts';
 import { messageOf, unreadableText } from '../debug/error-page/safe-json.ts';
 
 /**
@@ -205,8 +205,4 @@ function objectText(v: object): string {
   }
 }
 
-/** The class an object was made by (Monolog's Utils::getClass), `Object` when it has none to tell. */
-function constructorName(proto: unknown): string {
-  const ctor = proto !== null && typeof proto === 'object' ? (proto as { constructor?: unknown }).constructor : undefined;
-  return typeof ctor === 'function' && typeof ctor.name === 'string' && ctor.name !== '' ? ctor.name : 'Object';
-}
+

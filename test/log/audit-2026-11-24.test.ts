@@ -96,3 +96,17 @@ test('regression: a Date in a log context was written as JavaScript\'s ISO strin
     assert.equal(ctx.bad, 'Invalid Date', format);
   }
 });
+
+test('regression: a class instance in a log context was written as a plain object, where Monolog\'s NormalizerFormatter writes {"Class": its data}', () => {
+  class Order {
+    constructor(readonly id: number, readonly password: string) {}
+  }
+  for (const format of ['line', 'json'] as const) {
+    const { log, context } = logger(format);
+    log.info('app', 'Order placed', { order: new Order(7, 'hunter2'), plain: { id: 7 }, bare: Object.assign(Object.create(null), { id: 7 }) });
+    const ctx = context(0);
+    assert.deepEqual(ctx.order, { Order: { id: 7, password: '***' } }, format);
+    assert.deepEqual(ctx.plain, { id: 7 }, `${format}: a plain object is PHP's array, not wrapped`);
+    assert.deepEqual({ ...ctx.bare }, { id: 7 }, format);
+  }
+});
