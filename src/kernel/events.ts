@@ -47,6 +47,10 @@ export abstract class KernelEvent {
   isPropagationStopped(): boolean {
     return this.request.stoppedEvent === this;
   }
+  /** Symfony's KernelEvent::isMainRequest(), which most ported subscribers begin with. */
+  isMainRequest(): boolean {
+    return this.request.isMainRequest;
+  }
 }
 
 /**
@@ -135,8 +139,7 @@ export class FinishRequestEvent extends KernelEvent {
 /** kernel.exception: listeners may replace the error and set a response (which stops the hook). */
 export class ExceptionEvent extends KernelEvent {
   response: HttpResponse | null = null;
-  /** When true the kernel keeps the response's status even if it is not an error status. */
-  allowCustomResponseCode = false;
+  #allowCustomResponseCode = false;
   #throwable: Error;
   constructor(readonly request: KernelRequest, throwable: Error) {
     super();
@@ -155,6 +158,17 @@ export class ExceptionEvent extends KernelEvent {
   }
   setThrowable(error: Error): void {
     this.throwable = error;
+  }
+  /**
+   * Symfony's ExceptionEvent::allowCustomResponseCode(): the kernel keeps the response's status even when
+   * it is no error status (a 200 a listener answers for a handled exception). A method, as a ported
+   * subscriber calls it.
+   */
+  allowCustomResponseCode(): void {
+    this.#allowCustomResponseCode = true;
+  }
+  isAllowingCustomResponseCode(): boolean {
+    return this.#allowCustomResponseCode;
   }
   setResponse(response: HttpResponse | Response): void {
     this.response = eventResponse(response);

@@ -211,7 +211,7 @@ export class HttpKernel {
   private afterException(request: KernelRequest, event: ExceptionEvent): MaybePromise<HttpResponse> {
     const response = event.response;
     if (!response) return this.finishWithoutResponse(request, event.throwable);
-    if (!event.allowCustomResponseCode && response.status < 400 && !response.isRedirect()) {
+    if (!event.isAllowingCustomResponseCode() && response.status < 400 && !response.isRedirect()) {
       const thrown = event.throwable;
       if (thrown instanceof HttpException) {
         response.status = thrown.statusCode;
