@@ -1,5 +1,5 @@
 import { ANNOTATION_ATTRIBUTES } from '../listeners/controller-listener.ts';
-import type { RouteDefinition } from '../routing/route.ts';
+import { UNSUPPORTED_ROUTE_KEYS, unsupportedRouteKey, type RouteDefinition } from '../routing/route.ts';
 import { httpDate } from '../listeners/cache-control.ts';
 import { editDistance } from './near-names.ts';
 
@@ -16,6 +16,7 @@ export function assertOptionNames(route: RouteDefinition): void {
   if (!options || typeof options !== 'object') return;
   for (const key of Object.keys(options)) {
     if (KNOWN_OPTIONS.includes(key)) continue;
+    if (UNSUPPORTED_ROUTE_KEYS.has(key)) throw new Error(unsupportedRouteKey(route.name, key));
     const meant = KNOWN_OPTIONS.find((known) => nearMiss(key, known));
     if (meant !== undefined) throw new Error(`Unknown option "${key}" in route "${route.name}": did you mean "${meant}"?`);
   }

@@ -318,6 +318,7 @@ export class CompiledRouteImpl implements CompiledRoute {
     for (const key of Object.keys(definition)) {
       // A misplaced option (`requiresLogin: true` beside `path`) would otherwise be ignored, and the route left open.
       if (!DEFINITION_KEYS.has(key)) {
+        if (UNSUPPORTED_ROUTE_KEYS.has(key)) throw new Error(unsupportedRouteKey(name, key));
         throw new Error(`Unknown key ${JSON.stringify(key)} in route "${name}": a route has ${[...DEFINITION_KEYS].join(', ')}; route options (requiresLogin, security, isGranted, cache, template, converters…) go under "options".`);
       }
     }
@@ -529,4 +530,16 @@ function controllerGiven(value: unknown): string {
   if (value === undefined) return '';
   if (typeof value === 'string') return `: got the string ${JSON.stringify(value)} (a Symfony controller name; give the function itself, \`controller: (request) => …\`)`;
   return `: got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`;
+}
+
+/**
+ * Symfony route settings irms-web's router has no equivalent for. Refused where they are written, at
+ * the top or under `options` (where an unknown key is kept for the application's listeners): accepted
+ * there, a route meant for one host or one condition matched every request.
+ */
+export const UNSUPPORTED_ROUTE_KEYS: ReadonlySet<string> = new Set(['host', 'condition', 'schemes']);
+
+export function unsupportedRouteKey(routeName: string, key: string): string {
+  const instead = key === 'schemes' ? "an accessControl rule's requiresChannel ('https')" : key === 'host' ? 'a kernel.request listener or the controller, reading request.getHost()' : 'a kernel.request listener or the controller';
+  return `Route "${routeName}": Symfony's route "${key}" is not supported by irms-web's router; check it in ${instead}.`;
 }

@@ -55,3 +55,14 @@ test('regression: a malformed isGranted option ({}, 5, [\'ROLE_X\', 7]) was acce
   }
   for (const isGranted of ['ROLE_ADMIN', ['ROLE_A', 'ROLE_B'], { attributes: 'IS_AUTHENTICATED_FULLY' }, { attributes: ['ROLE_A'], message: 'no' }, null]) withOptions({ isGranted })();
 });
+
+test('regression: Symfony route settings irms-web does not support (host, condition, schemes) were accepted under "options", where the build error pointed, and the route matched every host and request', () => {
+  for (const key of ['host', 'condition', 'schemes']) {
+    const value = key === 'schemes' ? ['https'] : key === 'host' ? 'm.example.com' : "request.headers.get('User-Agent') matches '/firefox/i'";
+    assert.throws(withOptions({ [key]: value }), { message: new RegExp(`^Route "page": Symfony's route "${key}" is not supported by irms-web's router; check it in `) }, key);
+    const topLevel = () => createApp({ env: 'prod', environment: {}, logSink: () => {}, routes: [{ name: 'page', path: '/page', controller: () => HttpResponse.text('x'), [key]: value } as never] });
+    assert.throws(topLevel, { message: new RegExp(`Symfony's route "${key}" is not supported`) }, key);
+  }
+  // The application's own options stay allowed.
+  withOptions({ audit: true, section: 'blog' })();
+});
