@@ -1,5 +1,6 @@
 /** irms-web: a Symfony-5-style HttpKernel on the Fetch API. */
 export { createApp, type App, type AppOptions, type ListenerRegistration, type AnyListenerRegistration, type HandledRequest } from './app/create-app.ts';
+export { redirectToRoute } from './app/redirect-to-route.ts';
 export { loadConfig, type AppConfig } from './app/config.ts';
 export { HttpKernel } from './kernel/kernel.ts';
 export * from './kernel/events.ts';

@@ -76,3 +76,24 @@ describe('Symfony 5.4 port (2026-11-24)', () => {
     assert.deepEqual(seen, [true, true]);
   });
 });
+
+test('redirectToRoute(request, route, parameters, status) answers as AbstractController::redirectToRoute: the route\'s path, 302 unless told otherwise', async () => {
+  const { redirectToRoute } = await import('../../src/index.ts');
+  const probe = createApp({
+    env: 'prod',
+    logSink: () => {},
+    environment: {},
+    routes: [
+      { name: 'post', path: '/blog/:slug', controller: () => HttpResponse.text('post') },
+      { name: 'old', path: '/old/:slug', controller: (r) => redirectToRoute(r, 'post', { slug: r.attributes.get('slug'), ref: 'old' }, 301) },
+      { name: 'go', path: '/go', controller: (r) => redirectToRoute(r, 'post', { slug: 'hello' }) },
+    ],
+  });
+  const moved = await probe.fetch(new Request('http://localhost/old/hello-world'));
+  assert.equal(moved.status, 301);
+  assert.equal(moved.headers.get('location'), '/blog/hello-world?ref=old');
+  const found = await probe.fetch(new Request('http://localhost/go'));
+  assert.equal(found.status, 302);
+  assert.equal(found.headers.get('location'), '/blog/hello');
+  assert.match(await found.text(), /Redirecting to <a href="\/blog\/hello">/);
+});
