@@ -2,6 +2,7 @@ import { isSecretName, maskedField, scrubText } from '../debug/profiler/mask.ts'
 import type { LevelName } from './levels.ts';
 import { CONTEXT_DEPTH, constructorName, encodeJson, normalize, safeClassName } from './normalize.ts';
 import { messageOf, unreadableText } from '../debug/error-page/safe-json.ts';
+import { remember } from '../http/remember.ts';
 
 /**
  * One log record, Monolog-shaped. `context` is what the caller logged; every place that shows a record
@@ -111,8 +112,7 @@ function templateOf(message: string): readonly string[] {
     }
   }
   if (message.length <= MAX_TEMPLATE_LENGTH) {
-    if (templates.size >= MAX_TEMPLATES) templates.clear();
-    templates.set(message, parts);
+    remember(templates, MAX_TEMPLATES, message, parts);
   }
   return parts;
 }

@@ -2,6 +2,7 @@
  * Masking of secrets before they are logged, profiled or shown (CONTRACT §6.2, §8.5). The profiler
  * imports these too, so every place that displays request data masks the same way.
  */
+import { remember } from '../http/remember.ts';
 
 /**
  * Keys whose values are never shown: passwords, secrets, tokens, credentials, cookies, session ids.
@@ -67,8 +68,7 @@ export function isSecretKey(key: string): boolean {
   let secret = secretKeyCache.get(key);
   if (secret === undefined) {
     secret = testSecretKey(key);
-    if (secretKeyCache.size >= MAX_CACHED_KEYS) secretKeyCache.clear();
-    secretKeyCache.set(key, secret);
+    remember(secretKeyCache, MAX_CACHED_KEYS, key, secret);
   }
   return secret;
 }

@@ -1,5 +1,6 @@
 import type { KernelRequest } from '../http/request.ts';
 import { Signer } from './signing.ts';
+import { remember } from '../http/remember.ts';
 
 /** What a bearer-token verifier answers for a valid token. */
 export interface MemberCredentials {
@@ -42,8 +43,7 @@ export function signerFor(key: string | Signer | { config: { secret: string } })
   const secret = typeof key === 'string' ? key : key.config.secret;
   let signer = signers.get(secret);
   if (!signer) {
-    if (signers.size >= 16) signers.clear();
-    signers.set(secret, (signer = new Signer(secret)));
+    remember(signers, 16, secret, (signer = new Signer(secret)));
   }
   return signer;
 }

@@ -19,6 +19,7 @@ import { HTTP_TOKEN } from '../../http/cookies.ts';
 import { rawUrlEncode, safeDecode } from '../../http/url-encode.ts';
 import { sameJson } from './profile-json.ts';
 import { messageOf, unreadableText } from '../error-page/safe-json.ts';
+import { remember } from '../../http/remember.ts';
 
 export { MASK };
 
@@ -636,8 +637,7 @@ export function maskHeader(name: string, value: string, maxLength = 4096): strin
   // Only a value that masking left as it is is remembered: nothing secret is kept past the request.
   if (masked === value) {
     if (key.length > MAX_REMEMBERED_NAME) return value;
-    if (rememberedHeaders.size >= MAX_REMEMBERED_HEADERS) rememberedHeaders.clear();
-    rememberedHeaders.set(key, value);
+    remember(rememberedHeaders, MAX_REMEMBERED_HEADERS, key, value);
     return value;
   }
   return truncate(masked, maxLength);
