@@ -14,7 +14,7 @@ export { fetchSource, denoConnectionInfo, type RequestSource, type ConnectionInf
 export { denoServeHandler, type DenoServeHandler, type DenoServeHandlerOptions } from './runtime/deno-batch.ts';
 export type { Session } from './http/session.ts';
 export type { FlashBag } from './session/flash-bag.ts';
-export { Router } from './routing/router.ts';
+export { Router, UrlGeneratorInterface, type ReferenceType } from './routing/router.ts';
 export type { RouteDefinition, RouteOptions } from './routing/route.ts';
 export type { LogRecord } from './log/record.ts';
 // The request pipeline: sessions, security, route-option "annotations", locale.

@@ -24,6 +24,7 @@ import type { HttpResponse } from './response.ts';
 import { isDigits, readStreamBounded, type RequestSource } from './source.ts';
 import { nullRecord } from './null-record.ts';
 import { remember } from './remember.ts';
+import { UrlGeneratorInterface, type GenerateOptions, type ReferenceType } from '../routing/router.ts';
 
 /** Per-app settings the request model needs; built once by the app (see app/config.ts). */
 export interface RequestSettings {
@@ -41,7 +42,7 @@ export interface RequestSettings {
   /** Debug mode: requests keep their log records and listener trace. */
   debug: boolean;
   /** The app's URL generator (Router.generate), for `generateUrl`; absent in a request built without an app. */
-  generateUrl?: (name: string, params: Record<string, unknown>, options: { absoluteBase?: string; context?: Readonly<Record<string, unknown>> }) => string;
+  generateUrl?: (name: string, params: Record<string, unknown>, options: GenerateOptions) => string;
   /** createApp's `requestIdHeader`, lower-cased: the header a request id is taken from when it is well-formed. */
   requestIdHeader?: string;
   /** The session cookie's name (SESSION_COOKIE_NAME), for `hasPreviousSession`; absent in a request built without an app. */
@@ -450,15 +451,40 @@ export class KernelRequest {
   /**
    * CONTRACT §4.3 (Symfony's AbstractController::generateUrl): the path of a named route with `params`
    * filled in (others become the query string; a `_locale` variable not given is this request's
-   * locale); `absolute` prefixes this request's scheme and host, as UrlGeneratorInterface::ABSOLUTE_URL
-   * does with the request context. Unknown route → Error.
+   * locale). The third argument is a UrlGeneratorInterface reference type, with this request as the
+   * router context:
+   * - ABSOLUTE_PATH (the default): `/members/7`;
+   * - ABSOLUTE_URL: this request's scheme and host first, `http://host:port/members/7`;
+   * - NETWORK_PATH: the host without the scheme, `//host:port/members/7`;
+   * (both a plain path when the host is unknown, as after an invalid Host, as Symfony's generator);
+   * - RELATIVE_PATH: relative to this request's raw path info, `../members/7` from `/posts/3`.
+   * The older `{ absolute: true }` is ABSOLUTE_URL and `{}` ABSOLUTE_PATH. Anything else (another number,
+   * a numeric string, `true`, null) is a TypeError: a reference type from another API would otherwise give
+   * a URL of the wrong kind without a word. Unknown route → Error.
    */
-  generateUrl(name: string, params: Record<string, unknown> = {}, options: { absolute?: boolean } = {}): string {
+  generateUrl(name: string, params: Record<string, unknown> = {}, referenceType: ReferenceType | { absolute?: boolean } = {}): string {
+    const type = referenceTypeOf(referenceType);
     const generate = this.settings.generateUrl;
     if (!generate) throw new Error('generateUrl needs a request made by an app (createApp).');
     // The request's locale fills a `_locale` variable the caller left out (Symfony's router context).
     const context = { _locale: this.locale };
-    return generate(name, params, options.absolute ? { absoluteBase: this.getSchemeAndHttpHost(), context } : { context });
+    return generate(name, params, this.generateOptions(type, context));
+  }
+
+  /** What Router.generate needs for a reference type, from this request as Symfony's RequestContext. */
+  private generateOptions(type: ReferenceType, context: Readonly<Record<string, unknown>>): GenerateOptions {
+    switch (type) {
+      // Symfony adds no scheme or authority for an empty host (a Host already refused): `http:///x` and
+      // `//:8080/x` would name no host at all, so both give the path.
+      case UrlGeneratorInterface.ABSOLUTE_URL:
+        return this.getHost() === '' ? { context } : { absoluteBase: this.getSchemeAndHttpHost(), context };
+      case UrlGeneratorInterface.NETWORK_PATH:
+        return this.getHost() === '' ? { context } : { absoluteBase: '//' + this.getHttpHost(), context };
+      case UrlGeneratorInterface.RELATIVE_PATH:
+        return { relativeTo: this.pathInfo, context };
+      default:
+        return { context };
+    }
   }
 
   /** Absolute URL with the normalised query string (keys sorted), as in the `Matched route` log. */
@@ -802,6 +828,24 @@ export class KernelRequest {
     rss: ['application/rss+xml'],
     form: ['application/x-www-form-urlencoded'],
   };
+}
+
+const REFERENCE_TYPES: readonly number[] = Object.values(UrlGeneratorInterface);
+
+/**
+ * generateUrl's third argument as a reference type. Only the four numbers and a (non-null) options
+ * object are accepted: PHP would coerce '2' or true, and Symfony 2's `$absolute = true` means ABSOLUTE_URL
+ * where the number 1 means ABSOLUTE_PATH, so guessing could silently give the wrong kind of URL.
+ */
+function referenceTypeOf(value: unknown): ReferenceType {
+  if (typeof value === 'number' && REFERENCE_TYPES.includes(value)) return value as ReferenceType;
+  if (typeof value === 'object' && value !== null) {
+    return (value as { absolute?: unknown }).absolute ? UrlGeneratorInterface.ABSOLUTE_URL : UrlGeneratorInterface.ABSOLUTE_PATH;
+  }
+  const given = typeof value === 'string' ? JSON.stringify(value) : typeof value === 'number' || typeof value === 'boolean' || value === null ? String(value) : typeof value;
+  throw new TypeError(
+    `generateUrl's third argument must be a UrlGeneratorInterface reference type (ABSOLUTE_URL 0, ABSOLUTE_PATH 1, RELATIVE_PATH 2, NETWORK_PATH 3) or { absolute?: boolean }; ${given} given.`,
+  );
 }
 
 /**

@@ -74,9 +74,25 @@ export interface RouteExplanation {
   outcome: 'match' | 'path does not match' | 'method not allowed' | 'requirement not met' | 'trailing slash differs' | 'not examined';
 }
 
+/**
+ * Symfony's UrlGeneratorInterface reference types, with its numbers, so that a port can keep writing
+ * `generateUrl(name, params, UrlGeneratorInterface.NETWORK_PATH)`. ABSOLUTE_PATH is the default.
+ */
+export const UrlGeneratorInterface = Object.freeze({ ABSOLUTE_URL: 0, ABSOLUTE_PATH: 1, RELATIVE_PATH: 2, NETWORK_PATH: 3 } as const);
+export type ReferenceType = (typeof UrlGeneratorInterface)[keyof typeof UrlGeneratorInterface];
+
 export interface GenerateOptions {
-  /** e.g. 'http://127.0.0.1:8000' — prefixed to the path (a trailing '/' is dropped). */
+  /**
+   * e.g. 'http://127.0.0.1:8000' — prefixed to the path (a trailing '/' is dropped). A scheme-relative
+   * base such as '//example.com:8080' gives Symfony's NETWORK_PATH.
+   */
   absoluteBase?: string;
+  /**
+   * Symfony's RELATIVE_PATH: the current request's raw path info (percent-encoding kept, as
+   * Request::getPathInfo gives it); the generated path is written relative to it, before the query
+   * string and fragment. A relative reference has no authority, so it cannot be given with absoluteBase.
+   */
+  relativeTo?: string;
   /**
    * Symfony's RequestContext parameters: values for path variables the caller did not give, before the
    * route's defaults (`_locale`: the request's locale, as LocaleListener sets it on the router context).
@@ -330,6 +346,10 @@ export class Router {
    * both URLs match the same route with the same parameters).
    */
   generate(name: string, params: Record<string, unknown> = {}, options: GenerateOptions = {}): string {
+    // Checked first: a caller asking for both would otherwise get one of them silently.
+    if (options.relativeTo !== undefined && options.absoluteBase !== undefined && options.absoluteBase !== '') {
+      throw new TypeError('Router.generate: relativeTo and absoluteBase exclude each other (a relative path has no scheme or host).');
+    }
     const route = this.byName.get(name);
     if (route === undefined) {
       throw new RouteNotFoundException(`Unable to generate a URL for the named route "${name}" as such route does not exist.`);
@@ -395,6 +415,8 @@ export class Router {
     }
     if (invalid !== null) throw invalid;
     let url = hardenGeneratedPath(route.build(values));
+    // Relative to the encoded path, so that it compares segment by segment with the raw path info.
+    if (options.relativeTo !== undefined) url = relativePath(options.relativeTo, url);
 
     const query: string[] = [];
     // UrlGenerator::doGenerate: `$fragment = $defaults['_fragment'] ?? ''`, replaced by a given one.
@@ -455,6 +477,42 @@ export class Router {
     }
     return out;
   }
+}
+
+/**
+ * Symfony's UrlGenerator::getRelativePath: `targetPath` as a reference relative to `basePath`, both paths
+ * as they appear in a URL (encoded, no query). The last segment of each is a file, the rest directories;
+ * the directories they share from the start are dropped and each other one of the base costs a `../`.
+ */
+export function relativePath(basePath: string, targetPath: string): string {
+  if (basePath === targetPath) return '';
+  const sourceDirs = withoutLeadingSlash(basePath).split('/');
+  const targetDirs = withoutLeadingSlash(targetPath).split('/');
+  sourceDirs.pop();
+  // split always yields at least one element, so there is a file to pop (possibly '').
+  const targetFile = targetDirs.pop() as string;
+  let shared = 0;
+  // Only a common prefix counts: after the first difference, equal names lead to different places.
+  while (shared < sourceDirs.length && shared < targetDirs.length && sourceDirs[shared] === targetDirs[shared]) shared++;
+  targetDirs.push(targetFile);
+  const path = '../'.repeat(sourceDirs.length - shared) + targetDirs.slice(shared).join('/');
+  return needsDotPrefix(path) ? './' + path : path;
+}
+
+function withoutLeadingSlash(path: string): string {
+  return path.charCodeAt(0) === 0x2f ? path.slice(1) : path;
+}
+
+/**
+ * RFC 3986 §4.2: an empty reference means "this document" and one starting with `/` is absolute, while a
+ * first segment with a colon reads as a scheme (`file:x`). `./` keeps each one a relative path.
+ */
+function needsDotPrefix(path: string): boolean {
+  if (path === '' || path.charCodeAt(0) === 0x2f) return true;
+  const colon = path.indexOf(':');
+  if (colon < 0) return false;
+  const slash = path.indexOf('/');
+  return slash < 0 || colon < slash;
 }
 
 /** Descends from `node` along the segment of `path` that starts at `start`; pushes each branch's list. */
