@@ -10,6 +10,7 @@ export { subscriberListeners, type SubscribedEvents } from './kernel/subscriber.
 export { KernelRequest } from './http/request.ts';
 export { HttpResponse, ResponseHeaders, type ResponseHeadersInit } from './http/response.ts';
 export { ParameterBag, HeaderBag } from './http/parameter-bag.ts';
+export { makeDisposition, type Disposition } from './http/header-utils.ts';
 export { fetchSource, denoConnectionInfo, type RequestSource, type ConnectionInfo, type DenoServeInfo } from './http/source.ts';
 export { denoServeHandler, type DenoServeHandler, type DenoServeHandlerOptions } from './runtime/deno-batch.ts';
 export type { Session } from './http/session.ts';

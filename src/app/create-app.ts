@@ -91,7 +91,8 @@ export function createApp(options: AppOptions = {}): App {
   const config = loadConfig(overrides, environment);
   const logStream = new LogStream(logSink ?? stderrSink(), config.logLevel, config.logFormat);
   const profiler = config.debug ? Profiler.fromDsn(config.profilerDsn) : undefined;
-  const router = new Router([...(config.debug ? profilerRoutes(() => services) : []), ...routes]);
+  // The default locale picks a localized route outside a request, as Symfony's router gets kernel.default_locale.
+  const router = new Router([...(config.debug ? profilerRoutes(() => services) : []), ...routes], { defaultLocale: config.defaultLocale });
   for (const route of routes) assertOptionNames(route);
   const services: AppServices = { config, router, logStream, profiler, ...pipelineServices(config, { sessionStore, firewalls, accessControl, verifyBearerToken, refreshMember, localeAware, renderTemplate }) };
   checkSecurityRouteNames(services.firewallMap!, config.loginPath, router);

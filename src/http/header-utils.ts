@@ -1,8 +1,8 @@
 /**
- * Symfony 5.4's HeaderUtils::split, ::combine and ::unquote, as Request::getTrustedValues reads a
- * `Forwarded` header with them: values are taken exactly as Symfony takes them, so a quoted value
- * holding a separator (`for="[2001:db8::1]:4711"`, `host="a,b"`), an escape, or a parameter given
- * twice in one element (the last wins) means the same thing to both.
+ * Symfony 5.4's HeaderUtils::split, ::combine, ::unquote, ::quote and ::makeDisposition. Request::getTrustedValues
+ * reads a `Forwarded` header with the first three: values are taken exactly as Symfony takes them, so a
+ * quoted value holding a separator (`for="[2001:db8::1]:4711"`, `host="a,b"`), an escape, or a parameter
+ * given twice in one element (the last wins) means the same thing to both.
  *
  * The split is a hand-written scanner that follows the PCRE pattern of HeaderUtils::split match by
  * match (a token: quoted strings and unquoted runs, no leading or trailing blank; or a separator with
@@ -10,6 +10,8 @@
  * later releases (after symfony/symfony#51819: at the last level the first separator starts the
  * value, and later ones stay in it).
  */
+
+import { rawUrlEncode } from './url-encode.ts';
 
 /** What HeaderUtils::split returns: nested lists of strings, one level per separator. */
 export type HeaderParts = Array<string | HeaderParts>;
@@ -142,6 +144,53 @@ export function combineHeaderParts(pairs: readonly (readonly string[])[]): Map<s
   const out = new Map<string, string | true>();
   for (const [name, value] of pairs) out.set(name.replace(/[A-Z]+/g, (c) => c.toLowerCase()), value ?? true);
   return out;
+}
+
+/**
+ * PCRE's `$` without the D modifier also matches before a final line feed, so HeaderUtils' patterns
+ * accept `"a.txt\n"` where a JavaScript `$` would not; the `\n?` keeps that.
+ */
+const HEADER_TOKEN = /^[a-z0-9!#$%&'*.^_`|~-]+\n?$/i;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*\n?$/;
+
+/**
+ * HeaderUtils::quote: a token (RFC 9110 tchar) as it is, anything else a quoted string with `"` and
+ * `\` backslash-escaped (addcslashes). The empty string is no token: it is `""`.
+ */
+export function quoteHeader(s: string): string {
+  return HEADER_TOKEN.test(s) ? s : `"${s.replace(/["\\]/g, '\\$&')}"`;
+}
+
+/** The two dispositions HeaderUtils::makeDisposition takes (its DISPOSITION_ATTACHMENT and DISPOSITION_INLINE). */
+export type Disposition = 'attachment' | 'inline';
+
+/**
+ * HeaderUtils::makeDisposition (RFC 6266), which ResponseHeaderBag::makeDisposition calls: a
+ * Content-Disposition value that is ASCII whatever the file name, so it can be set on any host
+ * (a raw `filename="résumé.csv"` went out as Latin-1 bytes, and a name beyond U+00FF could not be
+ * set at all).
+ *
+ * `filename=` carries the fallback, quoted when it is no token; when the name differs from it,
+ * `filename*=utf-8''` carries the name as rawurlencode writes it (its UTF-8 bytes, upper-case hex).
+ * An empty fallback means the name itself, which must then be ASCII. Refused, with Symfony's messages
+ * (its InvalidArgumentException; a TypeError here, one class for all four as there): a disposition
+ * other than `attachment` or `inline` (case-sensitive), a fallback with a character outside U+0020–U+007E
+ * or with a `%`, and a `/` or `\` in either name.
+ *
+ * As in Symfony, one final line feed in the fallback passes the ASCII check (see HEADER_TOKEN) and is
+ * kept; ResponseHeaders.set then refuses the value, as PHP's header() refuses a line break.
+ */
+export function makeDisposition(disposition: Disposition, filename: string, filenameFallback = ''): string {
+  // Checked at run time too: the value often comes from data, or from JavaScript without the type.
+  if (disposition !== 'attachment' && disposition !== 'inline') throw new TypeError('The disposition must be either "attachment" or "inline".');
+  const fallback = filenameFallback === '' ? filename : filenameFallback;
+  if (!PRINTABLE_ASCII.test(fallback)) throw new TypeError('The filename fallback must only contain ASCII characters.');
+  if (fallback.includes('%')) throw new TypeError('The filename fallback cannot contain the "%" character.');
+  if (/[/\\]/.test(filename) || /[/\\]/.test(fallback)) throw new TypeError('The filename and the fallback cannot contain the "/" and "\\" characters.');
+  // HeaderUtils::toString(['filename' => …, 'filename*' => …], ';'): the parameters joined by `; `.
+  const value = `${disposition}; filename=${quoteHeader(fallback)}`;
+  // `filename*`'s value is all `%XX` escapes and unreserved characters, a token: toString leaves it bare.
+  return filename === fallback ? value : `${value}; filename*=${quoteHeader(`utf-8''${rawUrlEncode(filename)}`)}`;
 }
 
 const MONTHS: Readonly<Record<string, number>> = { Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 };

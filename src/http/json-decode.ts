@@ -59,3 +59,41 @@ export function nestingDepth(text: string): number {
   }
   return max;
 }
+
+/**
+ * json_decode($text, true), as Symfony's toArray and the JSON body listener call it, gives PHP arrays:
+ * an object whose keys run 0, 1, 2… is a list, and an empty object is the empty array, which
+ * JsonResponse writes back as `[]`. So `{"tags":{"0":"x","1":"y"},"meta":{}}` reaches the application
+ * as `{ tags: ['x', 'y'], meta: [] }`, as a form body's `tags[0]=x&tags[1]=y` already does. Changed in
+ * place; the depth is bounded by the decoder's nesting check. (JavaScript lists integer keys first, so
+ * `{"1":"a","0":"b"}`, an object to PHP, becomes `['b', 'a']`: the same value under each key.)
+ */
+export function asPhpArrays(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = asPhpArrays(value[i]);
+    return value;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (isListKeys(keys)) {
+    const list: unknown[] = new Array(keys.length);
+    for (let i = 0; i < keys.length; i++) list[i] = asPhpArrays(record[keys[i]!]);
+    return list;
+  }
+  for (const key of keys) {
+    const before = record[key];
+    const after = asPhpArrays(before);
+    // Only a list replaces its object; `__proto__` is an own key JSON.parse made, not the prototype's setter.
+    if (after !== before) Object.defineProperty(record, key, { value: after, writable: true, enumerable: true, configurable: true });
+  }
+  return record;
+}
+
+/** `[]` or `['0', '1', …]`: the first key is read before any string is built, as most objects have none of these. */
+function isListKeys(keys: readonly string[]): boolean {
+  if (keys.length === 0) return true;
+  if (keys[0] !== '0') return false;
+  for (let i = 1; i < keys.length; i++) if (keys[i] !== String(i)) return false;
+  return true;
+}

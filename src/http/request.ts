@@ -8,7 +8,7 @@ import {
   SuspiciousOperationException,
 } from '../kernel/exceptions.ts';
 import { parseCookieHeader } from './cookies.ts';
-import { decodeJsonLikePhp } from './json-decode.ts';
+import { asPhpArrays, decodeJsonLikePhp } from './json-decode.ts';
 import { now } from '../kernel/clock.ts';
 import { headerText, safeDecode } from './url-encode.ts';
 import type { Listener, ListenerCall } from '../kernel/hooks.ts';
@@ -602,6 +602,22 @@ export class KernelRequest {
   // --- Symfony's Request methods, for code ported from it (README "Symfony HttpFoundation methods") ---
   // Thin names over the getters above; nothing here runs unless called.
 
+  /**
+   * Request::get: the first of `attributes`, `query` and `request` (the body) that has the key, else
+   * `fallback` (undefined when none is given, as the bags' `get`). A key that is present counts
+   * whatever its value: an attribute set to null answers null and hides a query parameter of that name.
+   * Symfony itself advises reading the bag that should hold the value instead. Typed as the bags'
+   * `get` is on a request, whose bags hold `unknown`: `unknown | T` is `unknown`, so one signature.
+   */
+  get(key: string, fallback?: unknown): unknown {
+    // `has` before `get`: a bag's value may be null (an attribute) and must still win. The query and
+    // body are parsed only when an earlier bag lacks the key.
+    if (this.attributes.has(key)) return this.attributes.get(key);
+    const query = this.query;
+    if (query.has(key)) return query.get(key);
+    const body = this.request;
+    return body.has(key) ? body.get(key) : fallback;
+  }
   /** Request::getMethod: the effective method (override applied). */
   getMethod(): string {
     return this.method;
@@ -663,7 +679,8 @@ export class KernelRequest {
     return this.content();
   }
   /**
-   * Request::toArray: the JSON body as an object or a list, integers beyond 64 bits as strings of their
+   * Request::toArray: the JSON body as an object or a list (PHP's arrays: `{}` and objects keyed 0, 1, 2… are
+   * lists, asPhpArrays), integers beyond 64 bits as strings of their
    * digits (Symfony decodes with JSON_BIGINT_AS_STRING). An empty body, what json_decode cannot
    * decode (invalid UTF-8, a byte-order mark, nesting past 512, an unpaired surrogate escape too) and a
    * scalar are JsonExceptions with Symfony's messages: a 400. `toArray<{ name: string }>()` types the
@@ -688,7 +705,7 @@ export class KernelRequest {
       throw new JsonException(`JSON content was expected to decode to an array, "${type}" returned.`);
     }
     // `T` is the caller's word for the shape (as Hono's `json<T>()`): nothing here checks it.
-    return data as T;
+    return asPhpArrays(data) as T;
   }
   /**
    * Request::getETags: preg_split at `\s*,\s*` with PREG_SPLIT_NO_EMPTY: split at commas, the blanks

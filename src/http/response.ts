@@ -1,7 +1,7 @@
 import { HTTP_TOKEN, serializeCookie, type CookieOptions } from './cookies.ts';
 import type { KernelRequest } from './request.ts';
 import { encodeLocationChar, UNSAFE_LOCATION_CHAR } from './url-encode.ts';
-import { parseHttpDate } from './header-utils.ts';
+import { makeDisposition, parseHttpDate, type Disposition } from './header-utils.ts';
 import { computedCacheControl, httpDate, parseCacheControl, type Directives } from '../listeners/cache-control.ts';
 import { remember } from './remember.ts';
 
@@ -211,6 +211,14 @@ export class ResponseHeaders {
    */
   clearCookie(name: string, options?: CookieOptions): void {
     this.setCookie(name, '', { ...options, sameSite: options?.sameSite ?? null, secure: options?.secure ?? false });
+  }
+  /**
+   * ResponseHeaderBag::makeDisposition: HeaderUtils::makeDisposition's value (http/header-utils.ts), for
+   * `headers.set('content-disposition', headers.makeDisposition('attachment', name, 'download.csv'))`.
+   * It sets nothing itself, as in Symfony.
+   */
+  makeDisposition(disposition: Disposition, filename: string, filenameFallback = ''): string {
+    return makeDisposition(disposition, filename, filenameFallback);
   }
   /** Every header line, Set-Cookie repeated. */
   *entries(): IterableIterator<[string, string]> {

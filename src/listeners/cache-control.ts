@@ -1,4 +1,4 @@
-import { combineHeaderParts, splitHeader } from '../http/header-utils.ts';
+import { combineHeaderParts, quoteHeader, splitHeader } from '../http/header-utils.ts';
 
 /**
  * Cache-Control handling shared by ResponseListener, HttpCacheListener and SessionListener, following
@@ -18,12 +18,6 @@ export function parseCacheControl(header: string): Directives {
   return combineHeaderParts(splitHeader(header, ',=') as string[][]);
 }
 
-const TOKEN = /^[a-z0-9!#$%&'*.^_`|~-]+$/i;
-
-/** HeaderUtils::quote: a value that is not a token is sent as a quoted string. */
-function quote(value: string): string {
-  return TOKEN.test(value) ? value : `"${value.replace(/["\\]/g, '\\$&')}"`;
-}
 
 /** HeaderUtils::toString(directives, ','): sorted by name (ksort), `, `-separated. */
 export function serializeCacheControl(directives: Directives): string {
@@ -31,7 +25,7 @@ export function serializeCacheControl(directives: Directives): string {
   const parts: string[] = [];
   for (const key of keys) {
     const value = directives.get(key)!;
-    parts.push(value === true ? key : `${key}=${quote(value)}`);
+    parts.push(value === true ? key : `${key}=${quoteHeader(value)}`);
   }
   return parts.join(', ');
 }

@@ -1,6 +1,6 @@
 import { addParameter, inputVarsExceeded, MAX_INPUT_VARS, parseQuery, type KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
-import { decodeJsonLikePhp } from '../http/json-decode.ts';
+import { asPhpArrays, decodeJsonLikePhp } from '../http/json-decode.ts';
 import type { RequestEvent } from '../kernel/events.ts';
 import { listener } from '../kernel/hooks.ts';
 import { nullRecord } from '../http/null-record.ts';
@@ -88,6 +88,7 @@ async function transformJson(event: RequestEvent, request: KernelRequest): Promi
   }
   if (data === null || typeof data === 'boolean') return;
   if (typeof data !== 'object') return badRequest(event);
+  data = asPhpArrays(data);
   request.request.replace(Array.isArray(data) ? arrayToRecord(data) : (data as Record<string, unknown>));
 }
 

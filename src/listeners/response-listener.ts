@@ -37,7 +37,7 @@ const TYPE_LENGTH_KEPT = 256;
  *   RedirectResponse deletes it from a 301); an HTTP/1.0 client of a `no-cache` answer also
  *   gets `Pragma: no-cache` and `Expires: -1`;
  * - 1xx/204/304: no body, no Content-Type/Content-Length; HEAD: empty body, GET's headers kept (a
- *   stream body is cancelled, not read);
+ *   stream body is cancelled, not read); a POST overridden to HEAD: empty body;
  * - an attachment sent over HTTPS to MSIE < 9 loses its Cache-Control (ensureIEOverSSLCompatibility);
  * - Transfer-Encoding removes Content-Length; on an HTTPS request, cookies set without a `secure`
  *   option are marked `secure` (Cookie::setSecureDefault: `secure: false`, a cleared cookie and a
@@ -97,6 +97,12 @@ export class ResponseListener {
         // A locked stream (a Fetch Response whose body was read) stays: every host refuses it with the
         // 500 it gives GET, where an empty stream in its place answered HEAD with a 200 (CONTRACT §9).
         if (!isLockedStream(response.body)) dropBody(response);
+      } else if (request.method === 'HEAD' && request.realMethod !== 'HEAD' && !isLockedStream(response.body)) {
+        // Response::prepare asks isMethod('HEAD'), the overridden method: a POST sent with `_method=HEAD`
+        // (or X-HTTP-Method-Override) gets no body either. Its client expects one, so no GET length is
+        // kept for it: the hosts send the empty body's, 0.
+        dropBody(response);
+        headers.delete('content-length');
       }
     }
 
