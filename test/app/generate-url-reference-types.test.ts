@@ -1,7 +1,8 @@
 /** request.generateUrl with Symfony's four reference types, through createApp(...).fetch. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createApp, HttpResponse, UrlGeneratorInterface, type KernelRequest } from '../../src/index.ts';
+import { HttpResponse, UrlGeneratorInterface, type KernelRequest } from '../../src/index.ts';
+import { quietApp } from '../support/app.ts';
 
 const { ABSOLUTE_URL, ABSOLUTE_PATH, RELATIVE_PATH, NETWORK_PATH } = UrlGeneratorInterface;
 
@@ -33,11 +34,7 @@ function refusals(r: KernelRequest) {
   return HttpResponse.json(refused);
 }
 
-const app = createApp({
-  env: 'prod',
-  debug: false,
-  environment: {},
-  logSink: () => {},
+const app = quietApp({
   routes: [
     { name: 'post', path: '/posts/:id', controller: (r) => links(r) },
     { name: 'nested', path: '/a/b/c', controller: (r) => links(r) },

@@ -4,13 +4,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createApp, HttpResponse } from '../../src/index.ts';
+import { HttpResponse } from '../../src/index.ts';
+import { quietApp } from '../support/app.ts';
 
-const app = createApp({
-  env: 'prod',
-  debug: false,
-  environment: {},
-  logSink: () => {},
+const app = quietApp({
   routes: [
     { name: 'task', path: '/api/tasks/:id', methods: ['GET'], controller: (r) => HttpResponse.json({ id: r.attributes.get('id'), method: r.getMethod() }) },
     {

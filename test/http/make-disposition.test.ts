@@ -1,8 +1,9 @@
 /** makeDisposition: Symfony 5.4's HeaderUtils::makeDisposition and ResponseHeaderBag::makeDisposition. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createApp, HttpResponse, makeDisposition, ResponseHeaders, type Disposition } from '../../src/index.ts';
+import { HttpResponse, makeDisposition, ResponseHeaders, type Disposition } from '../../src/index.ts';
 import { quoteHeader } from '../../src/http/header-utils.ts';
+import { quietApp } from '../support/app.ts';
 
 // HeaderUtilsTest::provideMakeDisposition (Symfony 5.4), every row: disposition, name, fallback, value.
 const symfonyRows: Array<[Disposition, string, string, string]> = [
@@ -102,11 +103,7 @@ test('quoteHeader is HeaderUtils::quote (HeaderUtilsTest::testQuote, and the emp
 });
 
 test('end to end: a download route sends `€-budget.csv` as ASCII (fallback and filename*), and a non-ASCII name without fallback is a 500 as in Symfony', async () => {
-  const app = createApp({
-    env: 'prod',
-    debug: false,
-    environment: {},
-    logSink: () => {},
+  const app = quietApp({
     routes: [
       {
         name: 'report',

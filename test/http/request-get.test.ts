@@ -1,8 +1,9 @@
 /** request.get(key, fallback): Symfony 5.4's Request::get (attributes, then query, then body). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createApp, HttpResponse } from '../../src/index.ts';
+import { HttpResponse } from '../../src/index.ts';
 import { kernelRequest } from '../support/request.ts';
+import { quietApp } from '../support/app.ts';
 
 test('the first bag that has the key answers: attributes, then query, then the body', () => {
   const r = kernelRequest({ target: '/?k=query&q=query' });
@@ -45,11 +46,7 @@ test('nested parameters come back whole, as `$this->query->all()[$key]` gives th
 });
 
 test('end to end: a route attribute, then the query, then a form body, through createApp(...).fetch', async () => {
-  const app = createApp({
-    env: 'prod',
-    debug: false,
-    environment: {},
-    logSink: () => {},
+  const app = quietApp({
     routes: [
       {
         name: 'read',
@@ -72,11 +69,7 @@ test('end to end: a route attribute, then the query, then a form body, through c
 });
 
 test('a JSON body\'s null is present: it answers null, not the fallback', async () => {
-  const app = createApp({
-    env: 'prod',
-    debug: false,
-    environment: {},
-    logSink: () => {},
+  const app = quietApp({
     routes: [{ name: 'json', path: '/json', methods: ['POST'], controller: (r) => HttpResponse.json({ v: r.get('v', 'fallback'), w: r.get('w', 'fallback') }) }],
   });
   const response = await app.fetch(new Request('http://localhost/json', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"v": null}' }));

@@ -5,11 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createApp, HttpResponse, type KernelRequest } from '../../src/index.ts';
+import { HttpResponse, type KernelRequest } from '../../src/index.ts';
 import { InvalidParameterException, MissingMandatoryParametersException, RouteNotFoundException } from '../../src/kernel/exceptions.ts';
 import type { RouteDefinition } from '../../src/routing/route.ts';
 import { Router } from '../../src/routing/router.ts';
 import { route } from './helpers.ts';
+import { quietApp } from '../support/app.ts';
 
 /** `<name>.<locale>` as Symfony's loaders name and default it. */
 function localized(name: string, locale: string, path: string, extra: Partial<RouteDefinition> = {}): RouteDefinition {
@@ -160,11 +161,7 @@ describe('localized routes through createApp(...).fetch', () => {
       about: request.generateUrl('about'),
     });
   };
-  const app = createApp({
-    env: 'prod',
-    debug: false,
-    environment: {},
-    logSink: () => {},
+  const app = quietApp({
     defaultLocale: 'fr',
     routes: [
       ...routes.map((definition) => ({ ...definition, controller: page })),
