@@ -174,6 +174,7 @@ function resolvePipeline(services: AppServices): PipelineServices {
     verifyBearerToken: services.verifyBearerToken ?? defaults!.verifyBearerToken,
     refreshSessionMember: services.refreshSessionMember ?? null,
     refreshRememberedMember: services.refreshRememberedMember ?? null,
+    roleHierarchy: services.roleHierarchy ?? null,
     localeAware: services.localeAware ?? [],
     renderTemplate: services.renderTemplate ?? null,
   };

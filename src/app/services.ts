@@ -10,6 +10,7 @@ import { Signer } from '../security/signing.ts';
 import { defaultBearerVerifier, type BearerVerifier, type MemberRefresher } from '../security/member-token.ts';
 import type { LocaleAware } from '../listeners/locale-aware-listener.ts';
 import type { TemplateRenderer } from '../listeners/template-listener.ts';
+import { RoleHierarchy, type RoleHierarchyConfig } from '../security/role-hierarchy.ts';
 
 /** createApp options for the request pipeline's services; each has a safe default. */
 export interface PipelineOptions {
@@ -31,6 +32,12 @@ export interface PipelineOptions {
    * (so revoking the token ends the remember-me logins too).
    */
   refreshMember?: MemberRefresher;
+  /**
+   * Symfony's `security.role_hierarchy`: each role and the roles it includes (`{ ROLE_ADMIN: ['ROLE_EDITOR'],
+   * ROLE_EDITOR: 'ROLE_API' }`), however deep. isGranted, access control and the `isGranted` and `security`
+   * route options grant a member the roles its own roles reach. Default: none.
+   */
+  roleHierarchy?: RoleHierarchyConfig;
   /** Services that follow the request locale (LocaleAwareListener). */
   localeAware?: readonly LocaleAware[];
   /** Renders the `template` route option's named templates (TemplateListener). */
@@ -55,6 +62,8 @@ export interface PipelineServices {
   refreshSessionMember: MemberRefresher | null;
   /** What re-checks a member a remember-me cookie restores, or null. */
   refreshRememberedMember: MemberRefresher | null;
+  /** The role hierarchy, compiled; null without one. */
+  roleHierarchy: RoleHierarchy | null;
   localeAware: readonly LocaleAware[];
   renderTemplate: TemplateRenderer | null;
 }
@@ -69,6 +78,7 @@ export function pipelineServices(config: AppConfig, options: PipelineOptions = {
     verifyBearerToken: options.verifyBearerToken ?? defaultBearerVerifier(signer),
     refreshSessionMember: options.refreshMember ?? null,
     refreshRememberedMember: options.refreshMember ?? tokenRefresher(options.verifyBearerToken),
+    roleHierarchy: RoleHierarchy.compile(options.roleHierarchy),
     localeAware: options.localeAware ?? [],
     renderTemplate: options.renderTemplate ?? null,
   };

@@ -25,6 +25,7 @@ import { isDigits, readStreamBounded, type RequestSource } from './source.ts';
 import { nullRecord } from './null-record.ts';
 import { remember } from './remember.ts';
 import { UrlGeneratorInterface, type GenerateOptions, type ReferenceType } from '../routing/router.ts';
+import type { RoleHierarchy } from '../security/role-hierarchy.ts';
 
 /** Per-app settings the request model needs; built once by the app (see app/config.ts). */
 export interface RequestSettings {
@@ -47,6 +48,8 @@ export interface RequestSettings {
   requestIdHeader?: string;
   /** The session cookie's name (SESSION_COOKIE_NAME), for `hasPreviousSession`; absent in a request built without an app. */
   sessionCookieName?: string;
+  /** createApp's `roleHierarchy`, compiled: what the firewall and logIn give a member's `reachableRoles`. Absent: none. */
+  roleHierarchy?: RoleHierarchy | null;
 }
 
 /** A request id taken from a header: short, and nothing a log line or a header would have to escape. */

@@ -133,7 +133,7 @@ export class Authenticator {
       member = await this.fromSession(request, firewall);
       if (member === null) member = await this.fromRememberMe(request, firewall);
     }
-    if (!request.attributes.has(TOKEN_ATTRIBUTE)) request.attributes.set(TOKEN_ATTRIBUTE, member);
+    if (!request.attributes.has(TOKEN_ATTRIBUTE)) request.attributes.set(TOKEN_ATTRIBUTE, withHierarchy(request, member));
   }
 
   private async fromBearer(request: KernelRequest, authorization: string): Promise<Member | null> {
@@ -232,6 +232,12 @@ function rememberMePayload(value: unknown): UncheckedRememberMe | null {
   const v = value as Record<string, unknown>;
   if (typeof v.c !== 'string' || v.c === '' || typeof v.e !== 'number') return null;
   return { c: v.c, e: v.e, m: v.m, t: v.t, r: v.r };
+}
+
+/** The member as the request's token: with its reachable roles when the app has a role hierarchy. */
+export function withHierarchy(request: KernelRequest, member: Member | null): Member | null {
+  const hierarchy = request.settings.roleHierarchy;
+  return member === null || hierarchy === undefined || hierarchy === null ? member : hierarchy.withReachableRoles(member);
 }
 
 /** The context of the request's firewall when it keeps its member in the session, on a route that may use it; else null. */

@@ -1,6 +1,6 @@
 import type { KernelRequest } from '../http/request.ts';
 import { clearCsrfTokens, csrfToken } from './csrf.ts';
-import { statefulContextOf, type RememberMeCookieAction } from './authenticator.ts';
+import { statefulContextOf, withHierarchy, type RememberMeCookieAction } from './authenticator.ts';
 import {
   REMEMBER_ME_COOKIE_ATTRIBUTE,
   TOKEN_ATTRIBUTE,
@@ -61,7 +61,7 @@ export function logIn(request: KernelRequest, credentials: LoginCredentials): Me
   if (context === null) {
     throw new Error('logIn() needs a route behind a stateful firewall (this request has none: `security: false`, a stateless firewall or route, or no firewall matched).');
   }
-  const member = toMember({ memberId: credentials.memberId, irmsToken: credentials.irmsToken, roles: credentials.roles ?? [] }, 'login');
+  const member = withHierarchy(request, toMember({ memberId: credentials.memberId, irmsToken: credentials.irmsToken, roles: credentials.roles ?? [] }, 'login'));
   if (member === null) throw new TypeError('logIn() needs a non-empty string memberId, a string irmsToken and string roles.');
   const session = request.getSession();
   session.migrate();

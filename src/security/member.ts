@@ -12,6 +12,11 @@ export interface Member {
   readonly irmsToken: string;
   readonly roles: readonly string[];
   readonly authenticatedBy: AuthenticatedBy;
+  /**
+   * With `createApp({ roleHierarchy })`: `roles`, `ROLE_USER` and every role the hierarchy gives them,
+   * what isGranted decides on (set when the firewall or logIn settles the member). Absent otherwise.
+   */
+  readonly reachableRoles?: readonly string[];
 }
 
 /** Request attributes the security listeners use. */
@@ -74,9 +79,13 @@ export function getMember(request: KernelRequest): Member | null {
   return token && typeof token === 'object' ? (token as Member) : null;
 }
 
-/** Roles of a member, `ROLE_USER` included; none for anonymous requests. */
+/**
+ * Roles of a member, `ROLE_USER` and those the role hierarchy gives included (the `roles` of Symfony's
+ * ExpressionVoter); none for anonymous requests.
+ */
 export function rolesOf(member: Member | null): readonly string[] {
   if (!member) return [];
+  if (member.reachableRoles !== undefined) return member.reachableRoles;
   return member.roles.includes('ROLE_USER') ? member.roles : [...member.roles, 'ROLE_USER'];
 }
 
@@ -84,7 +93,7 @@ export function rolesOf(member: Member | null): readonly string[] {
  * Symfony's isGranted for roles and the authentication attributes: `PUBLIC_ACCESS` always;
  * `IS_AUTHENTICATED` / `IS_AUTHENTICATED_REMEMBERED` for any member; `IS_AUTHENTICATED_FULLY` when not
  * authenticated by a remember-me cookie; `IS_REMEMBERED` only when authenticated by one; anything else
- * must be one of the member's roles.
+ * must be one of the member's roles or, with a role hierarchy, a role they reach (RoleHierarchyVoter).
  */
 export function isGranted(member: Member | null, attribute: string): boolean {
   if (attribute === 'PUBLIC_ACCESS' || attribute === 'IS_AUTHENTICATED_ANONYMOUSLY') return true;
@@ -95,7 +104,7 @@ export function isGranted(member: Member | null, attribute: string): boolean {
   if (attribute === 'IS_REMEMBERED') return member.authenticatedBy === 'remember_me';
   // RoleVoter votes on `ROLE_*` only: any other name no voter knows is denied (every voter abstains and
   // Symfony's access decision manager does not allow when all abstain), even to a member holding it.
-  return attribute === 'ROLE_USER' || (attribute.startsWith('ROLE_') && member.roles.includes(attribute));
+  return attribute === 'ROLE_USER' || (attribute.startsWith('ROLE_') && (member.reachableRoles ?? member.roles).includes(attribute));
 }
 
 /**

@@ -141,6 +141,11 @@ export interface Profile {
      * Absent from profiles stored before they were recorded.
      */
     roles?: string[];
+    /**
+     * The roles a role hierarchy gives the member beyond its own (Symfony's panel: Inherited roles); empty
+     * without a hierarchy. Absent from profiles stored before they were recorded.
+     */
+    inheritedRoles?: string[];
     /** How the member was authenticated (Symfony's panel: Token class); null when anonymous. Absent as `roles`. */
     authenticatedBy?: string | null;
   };

@@ -100,20 +100,29 @@ export function security(attribute: (key: string) => unknown): Profile['security
   // `irms_token` and `member_id` are recorded before the controller (LoginListener::setup); a request the
   // firewall answered or denied earlier (access control, a logout) has only the firewall's member.
   const member = attribute(TOKEN_ATTRIBUTE);
-  const known = member !== null && typeof member === 'object' ? (member as { irmsToken?: unknown; memberId?: unknown; roles?: unknown; authenticatedBy?: unknown }) : null;
+  const known = member !== null && typeof member === 'object' ? (member as { irmsToken?: unknown; memberId?: unknown; roles?: unknown; reachableRoles?: unknown; authenticatedBy?: unknown }) : null;
   const token = attribute('irms_token') ?? known?.irmsToken;
   const memberId = attribute('member_id') ?? known?.memberId;
   // `_firewall` is '' for a request no firewall covers (Authenticator.assign): it has none, not one named ''.
   const named = attribute('_firewall');
   const firewall = named === '' ? null : named ?? attribute('_firewall_context');
+  const roles = known === null ? [] : roleNames(known.roles);
   return {
     token: token === undefined || token === null ? null : typeof token === 'string' ? maskToken(token) : sanitize(token),
     memberId: memberId === undefined ? null : sanitize(memberId),
     firewall: typeof firewall === 'string' ? firewall : firewall === undefined || firewall === null ? null : String(sanitize(firewall)),
     authenticated: !isAnonymousMember(memberId) || (token !== undefined && token !== null && token !== ''),
-    roles: known === null ? [] : roleNames(known.roles),
+    roles,
+    inheritedRoles: known === null ? [] : inheritedRoleNames(known.reachableRoles, roles),
     authenticatedBy: typeof known?.authenticatedBy === 'string' ? known.authenticatedBy : null,
   };
+}
+
+/** What a role hierarchy gave the member beyond `roles` (SecurityDataCollector's inherited_roles). */
+function inheritedRoleNames(reachable: unknown, own: readonly string[]): string[] {
+  if (!Array.isArray(reachable)) return [];
+  const inherited = reachable.filter((r): r is string => typeof r === 'string' && !own.includes(r)).slice(0, PROFILE_LIMITS.roles);
+  return inherited.map((r) => (r.length > 128 ? `${r.slice(0, 128)}…` : r));
 }
 
 /** A member's roles as the panel lists them: `ROLE_USER` included, as every member holds it (rolesOf). */

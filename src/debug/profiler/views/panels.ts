@@ -271,6 +271,7 @@ function securityPanel(profile: Profile): string {
 </div>
 ${kvTable({ member_id: s.memberId, irms_token: s.token, firewall: s.firewall, authenticated_by: s.authenticatedBy ?? null }, '', 'Security token')}
 ${rolesList(s.roles)}
+${inheritedRolesList(s.inheritedRoles)}
 <p class="pf-note">Tokens and credentials are masked before a profile is stored.</p>`;
 }
 
@@ -279,6 +280,12 @@ function rolesList(roles: readonly string[] | undefined): string {
   if (roles === undefined) return '<h3>Roles</h3><p class="pf-empty">This profile was stored without roles.</p>';
   if (roles.length === 0) return '<h3>Roles</h3><p class="pf-empty">No roles: the request has no member.</p>';
   return `<h3>Roles</h3><ul class="pf-roles">${roles.map((r) => `<li class="pf-mono">${esc(r)}</li>`).join('')}</ul>`;
+}
+
+/** The roles a role hierarchy gave the member, listed only when it gave some (Symfony's Inherited roles). */
+function inheritedRolesList(roles: readonly string[] | undefined): string {
+  if (roles === undefined || roles.length === 0) return '';
+  return `<h3>Inherited roles</h3><ul class="pf-roles">${roles.map((r) => `<li class="pf-mono">${esc(r)}</li>`).join('')}</ul>`;
 }
 
 /**
