@@ -24,6 +24,7 @@ export { getTargetPath, removeTargetPath } from './security/target-path.ts';
 export { csrfToken, isCsrfTokenValid, refreshCsrfToken, removeCsrfToken } from './security/csrf.ts';
 export { getMember, isGranted, type Member, type AuthenticatedBy } from './security/member.ts';
 export type { RoleHierarchyConfig } from './security/role-hierarchy.ts';
+export type { CustomAuthenticator, AuthenticatedCredentials } from './security/custom-authenticator.ts';
 export { signMemberToken, verifyMemberToken, type BearerVerifier, type MemberRefresher, type MemberCredentials, type MemberTokenClaims } from './security/member-token.ts';
 export { FirewallMap, DEFAULT_FIREWALLS, type FirewallConfig } from './security/firewall-map.ts';
 export type { AccessControlRule } from './security/access-control.ts';

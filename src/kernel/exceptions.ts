@@ -262,10 +262,34 @@ export class MethodNotAllowedException extends FrameworkError {
 /** Security (Symfony's Security\Core\Exception namespace). */
 export class AuthenticationException extends FrameworkError {
   static override readonly className: string = 'AuthenticationException';
+  /**
+   * Symfony's getMessageKey(): the message meant for the client, fixed per class so that what went wrong
+   * inside (the message) stays in the log; a custom authenticator's failure handler answers with it.
+   */
+  get messageKey(): string {
+    return 'An authentication exception occurred.';
+  }
 }
 /** An AccessDeniedException for a member who is not fully authenticated (anonymous, remember-me). */
 export class InsufficientAuthenticationException extends AuthenticationException {
   static override readonly className: string = 'InsufficientAuthenticationException';
+  override get messageKey(): string {
+    return 'Not privileged to request the resource.';
+  }
+}
+/** Credentials that are wrong; also what a custom authenticator that answered no member fails with. */
+export class BadCredentialsException extends AuthenticationException {
+  static override readonly className: string = 'BadCredentialsException';
+  override get messageKey(): string {
+    return 'Invalid credentials.';
+  }
+}
+/** An authentication failure whose message is meant for the client (its messageKey is the message). */
+export class CustomUserMessageAuthenticationException extends AuthenticationException {
+  static override readonly className: string = 'CustomUserMessageAuthenticationException';
+  override get messageKey(): string {
+    return this.message;
+  }
 }
 export class AccessDeniedException extends FrameworkError {
   static override readonly className: string = 'AccessDeniedException';

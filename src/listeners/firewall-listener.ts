@@ -9,7 +9,8 @@ import type { Firewall } from '../security/firewall-map.ts';
 import { LOGOUT_CSRF_TOKEN_ID_ATTRIBUTE, LOGOUT_PATH_ATTRIBUTE, logOut } from '../security/login.ts';
 import { TOKEN_ATTRIBUTE } from '../security/member.ts';
 import type { FirewallMap } from '../security/firewall-map.ts';
-import { channelRedirect, decideAccess, wrongChannel, type AccessMap } from '../security/access-control.ts';
+import { channelRedirect, decideAccess, wrongChannel, type AccessMap, type AccessRule } from '../security/access-control.ts';
+import { runCustomAuthenticators } from '../security/custom-authenticator.ts';
 import { isCsrfTokenValid } from '../security/csrf.ts';
 import { AccessDeniedHttpException, FrameworkError } from '../kernel/exceptions.ts';
 import { createSecurityExceptionListener } from './security-exception-listener.ts';
@@ -19,7 +20,8 @@ import { createSecurityExceptionListener } from './security-exception-listener.t
  * - configureLogoutUrlGenerator: finds the request's firewall in the map (`_firewall`,
  *   `_firewall_context`) and tells the logout URL generator about it (`logoutUrl(request)`).
  * - onKernelRequest: runs the firewall. `security: false` firewalls do nothing. Others register the
- *   security ExceptionListener for this request (security-exception-listener.ts); lazy firewalls defer
+ *   security ExceptionListener for this request (security-exception-listener.ts) and run the firewall's
+ *   custom authenticators that support the request (custom-authenticator.ts); lazy firewalls defer
  *   authentication for GET and HEAD (alike) until something needs the member — LoginListener::setup
  *   does, before the controller; other methods, and non-lazy firewalls, authenticate now. A request
  *   to the firewall's logout path is logged out here, as by Symfony's LogoutListener (below). With
@@ -62,9 +64,16 @@ export class FirewallListener {
     const request = event.request;
     const firewall = this.enter(request);
     if (firewall === null) return;
+    const custom = runCustomAuthenticators(request, firewall);
+    if (custom !== null) return custom.then((response) => (response !== null ? event.setResponse(response) : this.afterAuthenticators(event, firewall)));
+    return this.afterAuthenticators(event, firewall);
+  };
+
+  private afterAuthenticators(event: RequestEvent, firewall: Firewall): void | Promise<void> {
+    const request = event.request;
     if (firewall.logoutPath !== null && requestsLogout(request, firewall.logoutPath)) return logout(event, this.authenticator, firewall);
     return this.authenticateUnlessLazy(request, firewall);
-  };
+  }
 
   /** The main request's firewall with security, its ExceptionListener registered; null when no firewall runs. */
   private enter(request: KernelRequest): Firewall | null {
@@ -102,6 +111,13 @@ export class FirewallListener {
     if (firewall === null) return;
     const rule = access.match(request);
     if (rule !== null && rule.channel !== null && wrongChannel(request, rule)) return event.setResponse(channelRedirect(request));
+    const custom = runCustomAuthenticators(request, firewall);
+    if (custom !== null) return custom.then((response) => (response !== null ? event.setResponse(response) : this.accessAfterAuthenticators(event, firewall, rule)));
+    return this.accessAfterAuthenticators(event, firewall, rule);
+  }
+
+  private accessAfterAuthenticators(event: RequestEvent, firewall: Firewall, rule: AccessRule | null): void | Promise<void> {
+    const request = event.request;
     const logsOut = firewall.logoutPath !== null && requestsLogout(request, firewall.logoutPath);
     if (logsOut && !(firewall.lazy && !firewall.stateless)) return logout(event, this.authenticator, firewall);
     if (rule === null || !rule.checksAccess) return logsOut ? logout(event, this.authenticator, firewall) : this.authenticateUnlessLazy(request, firewall);

@@ -4,6 +4,7 @@ import { compilePcre } from './pcre-pattern.ts';
 import { rawUrlDecodeBytes, utf8ByteString } from './byte-path.ts';
 import type { AccessMap } from './access-control.ts';
 import { remember } from '../http/remember.ts';
+import type { CustomAuthenticator } from './custom-authenticator.ts';
 
 /**
  * One firewall (Symfony's `security.firewalls.<name>`). Firewalls are tried in order against the
@@ -50,6 +51,12 @@ export interface FirewallConfig {
    * authenticators start with a 401; only a form login redirects).
    */
   loginPath?: string;
+  /**
+   * Symfony's `custom_authenticators`: `{ supports, authenticate, onAuthenticationSuccess?,
+   * onAuthenticationFailure? }` objects, run at kernel.request before the built-in bearer, session and
+   * remember-me authentication (security/custom-authenticator.ts).
+   */
+  customAuthenticators?: readonly CustomAuthenticator[];
 }
 
 export interface Firewall {
@@ -68,6 +75,8 @@ export interface Firewall {
   readonly logoutCsrfTokenId: string | null;
   /** Its own login path ('' = 401), or null to use LOGIN_PATH. */
   readonly loginPath: string | null;
+  /** Its custom authenticators, in order (none: an empty list). */
+  readonly customAuthenticators: readonly CustomAuthenticator[];
 }
 
 /**
@@ -117,6 +126,7 @@ export class FirewallMap {
         if (config.logoutPath === undefined) throw new Error(`Firewall "${config.name}": logoutCsrfTokenId needs a logoutPath.`);
         if (!security || stateless) throw new Error(`Firewall "${config.name}": logoutCsrfTokenId needs a stateful firewall (CSRF tokens are kept in the session).`);
       }
+      const customAuthenticators = checkedAuthenticators(config.name, config.customAuthenticators, security);
       const pattern = config.pattern === undefined ? null : config.pattern instanceof RegExp ? new RegExp(config.pattern.source, config.pattern.flags.replace(/[gy]/g, '')) : compileBytes(config.name, config.pattern);
       const firewall: Firewall = Object.freeze({
         name: config.name,
@@ -131,6 +141,7 @@ export class FirewallMap {
         logoutCsrfTokenId: config.logoutCsrfTokenId ?? null,
         // A stateless firewall has no session to come back to after a form login: its clients get the 401.
         loginPath: config.loginPath ?? (stateless ? '' : null),
+        customAuthenticators,
       });
       firewalls.push(firewall);
       this.byName.set(firewall.name, firewall);
@@ -171,6 +182,25 @@ export class FirewallMap {
     return out;
   }
 }
+
+/** A firewall's custom authenticators, checked when the app is built (a misspelt method would let every request through). */
+function checkedAuthenticators(name: string, value: unknown, security: boolean): readonly CustomAuthenticator[] {
+  if (value === undefined) return NO_AUTHENTICATORS;
+  const shape = 'a list of { supports(request), authenticate(request), onAuthenticationSuccess?, onAuthenticationFailure? }';
+  if (!Array.isArray(value)) throw new Error(`Firewall "${name}": customAuthenticators must be ${shape}.`);
+  value.forEach((entry: unknown, index) => {
+    const e = entry as Record<string, unknown> | null;
+    const wrong = e === null || typeof e !== 'object' ? 'is not an object'
+      : typeof e.supports !== 'function' ? 'has no supports() function'
+      : typeof e.authenticate !== 'function' ? 'has no authenticate() function'
+      : (['onAuthenticationSuccess', 'onAuthenticationFailure'] as const).filter((m) => e[m] !== undefined && typeof e[m] !== 'function').map((m) => `has a ${m} that is not a function`)[0];
+    if (wrong !== undefined) throw new Error(`Firewall "${name}": customAuthenticators[${index}] ${wrong}; each must be ${shape.slice('a list of '.length)}.`);
+  });
+  if (!security && value.length > 0) throw new Error(`Firewall "${name}": customAuthenticators need security (this firewall has security: false).`);
+  return Object.freeze([...value] as CustomAuthenticator[]);
+}
+
+const NO_AUTHENTICATORS: readonly CustomAuthenticator[] = Object.freeze([]);
 
 /** A string pattern as PCRE reads it without `u`, on bytes (a syntax error quotes the pattern as written). */
 function compileBytes(name: string, source: string): RegExp {

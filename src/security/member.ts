@@ -1,7 +1,7 @@
 import type { KernelRequest } from '../http/request.ts';
 
 /** How the member of a request was authenticated. */
-export type AuthenticatedBy = 'session' | 'login' | 'bearer' | 'remember_me';
+export type AuthenticatedBy = 'session' | 'login' | 'bearer' | 'remember_me' | 'authenticator';
 
 /**
  * The logged-in member of a request (Symfony's security token): `irmsToken` and `memberId` are what

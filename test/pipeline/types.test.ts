@@ -30,6 +30,7 @@ const SURROUNDINGS = [
   "import { createApp } from 'irms-web';\nconst app = createApp({});\n" +
     'declare const Bun: { serve(o: { port: number; fetch(r: Request, s: { requestIP(r: Request): { address: string } | null }): Promise<Response> }): { hostname: string; port: number } };\n',
   "import { createApp, type KernelRequest } from 'irms-web';\ndeclare const request: KernelRequest;\nconst app = createApp({});\n",
+  'declare const apiKeys: { find(key: string): Promise<{ memberId: string; roles: string[] } | undefined> };\n',
 ];
 
 /** Compiles the files with the consumer's settings; the compiler's output, and whether it succeeded. */
