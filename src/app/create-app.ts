@@ -87,14 +87,14 @@ export interface App {
 /** The application: the kernel plus its configuration, routes and listener tables. */
 export function createApp(options: AppOptions = {}): App {
   checkCreateAppOptions(options);
-  const { routes = [], listeners = [], environment, logSink, sessionStore, firewalls, accessControl, verifyBearerToken, refreshMember, roleHierarchy, localeAware, renderTemplate, requestIdHeader, ...overrides } = options;
+  const { routes = [], listeners = [], environment, logSink, sessionStore, firewalls, accessControl, verifyBearerToken, refreshMember, roleHierarchy, voters, localeAware, renderTemplate, requestIdHeader, ...overrides } = options;
   const config = loadConfig(overrides, environment);
   const logStream = new LogStream(logSink ?? stderrSink(), config.logLevel, config.logFormat);
   const profiler = config.debug ? Profiler.fromDsn(config.profilerDsn) : undefined;
   // The default locale picks a localized route outside a request, as Symfony's router gets kernel.default_locale.
   const router = new Router([...(config.debug ? profilerRoutes(() => services) : []), ...routes], { defaultLocale: config.defaultLocale });
   for (const route of routes) assertOptionNames(route);
-  const services: AppServices = { config, router, logStream, profiler, ...pipelineServices(config, { sessionStore, firewalls, accessControl, verifyBearerToken, refreshMember, roleHierarchy, localeAware, renderTemplate }) };
+  const services: AppServices = { config, router, logStream, profiler, ...pipelineServices(config, { sessionStore, firewalls, accessControl, verifyBearerToken, refreshMember, roleHierarchy, voters, localeAware, renderTemplate }) };
   checkSecurityRouteNames(services.firewallMap!, config.loginPath, router);
 
   const hooks = buildHookTable(services);
@@ -123,6 +123,7 @@ export function createApp(options: AppOptions = {}): App {
     requestIdHeader: requestIdHeader?.toLowerCase(),
     sessionCookieName: config.sessionCookieName,
     roleHierarchy: services.roleHierarchy,
+    voters: services.voters,
   };
   const hasTerminateListeners = hooks['kernel.terminate'].length > 0;
 

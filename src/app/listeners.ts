@@ -175,6 +175,7 @@ function resolvePipeline(services: AppServices): PipelineServices {
     refreshSessionMember: services.refreshSessionMember ?? null,
     refreshRememberedMember: services.refreshRememberedMember ?? null,
     roleHierarchy: services.roleHierarchy ?? null,
+    voters: services.voters ?? null,
     localeAware: services.localeAware ?? [],
     renderTemplate: services.renderTemplate ?? null,
   };

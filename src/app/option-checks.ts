@@ -9,6 +9,7 @@ import type { AppConfig } from './config.ts';
 import type { AppOptions } from './create-app.ts';
 import { meantName } from './near-names.ts';
 import { assertRoleHierarchy } from '../security/role-hierarchy.ts';
+import { assertVoters } from '../security/voter.ts';
 
 /** A value as a message quotes it: a string quoted, the kind of an object, never a function's source. */
 function described(value: unknown): string {
@@ -78,6 +79,7 @@ const CREATE_APP_ONLY_CHECKS: { readonly [K in Exclude<keyof AppOptions, keyof A
   verifyBearerToken: aFunction,
   refreshMember: aFunction,
   roleHierarchy: (_name, value) => assertRoleHierarchy(value),
+  voters: (_name, value) => assertVoters(value),
   localeAware: (name, value) => void arrayOption(name, 'an array of services with a setLocale(locale) function', value, (entry) => isObject(entry) && typeof entry.setLocale === 'function'),
   renderTemplate: aFunction,
   requestIdHeader: (name, value) => {

@@ -40,10 +40,14 @@ export function assertOptionNames(route: RouteDefinition): void {
  */
 function assertIsGrantedAttributes(routeName: string, option: unknown): void {
   if (option === undefined || option === null) return;
+  const subject = typeof option === 'object' && !Array.isArray(option) ? (option as { subject?: unknown }).subject : undefined;
+  if (subject !== undefined && (typeof subject !== 'string' || subject === '')) {
+    throw new Error(`The "isGranted" option of route "${routeName}" names its subject by a route parameter or request attribute ('post'); got ${shownOption(subject)}.`);
+  }
   const attributes = typeof option === 'object' && !Array.isArray(option) ? (option as { attributes?: unknown }).attributes : option;
   const list = Array.isArray(attributes) ? attributes : [attributes];
   if (list.length > 0 && list.every((a) => typeof a === 'string' && a !== '')) return;
-  throw new Error(`The "isGranted" option of route "${routeName}" must name a role or attribute ('ROLE_ADMIN'), a list of them, or { attributes, message?, statusCode? }; got ${shownOption(attributes)}.`);
+  throw new Error(`The "isGranted" option of route "${routeName}" must name a role or attribute ('ROLE_ADMIN'), a list of them, or { attributes, subject?, message?, statusCode? }; got ${shownOption(attributes)}.`);
 }
 
 function shownOption(value: unknown): string {

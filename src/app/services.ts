@@ -11,6 +11,7 @@ import { defaultBearerVerifier, type BearerVerifier, type MemberRefresher } from
 import type { LocaleAware } from '../listeners/locale-aware-listener.ts';
 import type { TemplateRenderer } from '../listeners/template-listener.ts';
 import { RoleHierarchy, type RoleHierarchyConfig } from '../security/role-hierarchy.ts';
+import type { Voter } from '../security/voter.ts';
 
 /** createApp options for the request pipeline's services; each has a safe default. */
 export interface PipelineOptions {
@@ -38,6 +39,12 @@ export interface PipelineOptions {
    * route options grant a member the roles its own roles reach. Default: none.
    */
   roleHierarchy?: RoleHierarchyConfig;
+  /**
+   * Symfony's custom voters, `{ supports(attribute, subject), voteOnAttribute(attribute, subject, member,
+   * request) }`, asked after the role voters by access control, the `isGranted` and `security` route
+   * options and `isGranted(request, attribute, subject)`. Default: none.
+   */
+  voters?: readonly Voter[];
   /** Services that follow the request locale (LocaleAwareListener). */
   localeAware?: readonly LocaleAware[];
   /** Renders the `template` route option's named templates (TemplateListener). */
@@ -64,6 +71,8 @@ export interface PipelineServices {
   refreshRememberedMember: MemberRefresher | null;
   /** The role hierarchy, compiled; null without one. */
   roleHierarchy: RoleHierarchy | null;
+  /** The app's voters; null without any. */
+  voters: readonly Voter[] | null;
   localeAware: readonly LocaleAware[];
   renderTemplate: TemplateRenderer | null;
 }
@@ -73,12 +82,13 @@ export function pipelineServices(config: AppConfig, options: PipelineOptions = {
   const signer = new Signer(config.secret);
   return {
     sessionStore: options.sessionStore ?? new MemorySessionStore({ maxCount: config.sessionMaxCount, idleSeconds: config.sessionIdleSeconds, maxBytes: config.sessionMaxBytes, maxSessionsPerMember: config.sessionMaxPerMember }),
-    firewallMap: new FirewallMap(options.firewalls ?? DEFAULT_FIREWALLS, compileAccessControl(options.accessControl)),
+    firewallMap: new FirewallMap(options.firewalls ?? DEFAULT_FIREWALLS, compileAccessControl(options.accessControl, (options.voters?.length ?? 0) > 0)),
     signer,
     verifyBearerToken: options.verifyBearerToken ?? defaultBearerVerifier(signer),
     refreshSessionMember: options.refreshMember ?? null,
     refreshRememberedMember: options.refreshMember ?? tokenRefresher(options.verifyBearerToken),
     roleHierarchy: RoleHierarchy.compile(options.roleHierarchy),
+    voters: options.voters !== undefined && options.voters.length > 0 ? Object.freeze([...options.voters]) : null,
     localeAware: options.localeAware ?? [],
     renderTemplate: options.renderTemplate ?? null,
   };

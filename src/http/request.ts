@@ -26,6 +26,7 @@ import { nullRecord } from './null-record.ts';
 import { remember } from './remember.ts';
 import { UrlGeneratorInterface, type GenerateOptions, type ReferenceType } from '../routing/router.ts';
 import type { RoleHierarchy } from '../security/role-hierarchy.ts';
+import type { Voter } from '../security/voter.ts';
 
 /** Per-app settings the request model needs; built once by the app (see app/config.ts). */
 export interface RequestSettings {
@@ -50,6 +51,8 @@ export interface RequestSettings {
   sessionCookieName?: string;
   /** createApp's `roleHierarchy`, compiled: what the firewall and logIn give a member's `reachableRoles`. Absent: none. */
   roleHierarchy?: RoleHierarchy | null;
+  /** createApp's `voters`, asked after the role voters (security/voter.ts). Absent: none. */
+  voters?: readonly Voter[] | null;
 }
 
 /** A request id taken from a header: short, and nothing a log line or a header would have to escape. */

@@ -6,9 +6,10 @@ import { denied } from './security-listener.ts';
 /**
  * The `isGranted` route option (Sensio's @IsGranted): a role or authentication attribute
  * (`'ROLE_ADMIN'`, `'IS_AUTHENTICATED_FULLY'`), a list of them (any one grants access, like Symfony's
- * affirmative decision; `PUBLIC_ACCESS` only alone), or `{ attributes, message?, statusCode? }`.
+ * affirmative decision; `PUBLIC_ACCESS` only alone), or `{ attributes, subject?, message?, statusCode? }`,
+ * `subject` naming the request attribute (a route parameter, converted) the app's voters decide on.
  */
-export type IsGrantedOption = string | string[] | { attributes: string | string[]; message?: string; statusCode?: number | string | null };
+export type IsGrantedOption = string | string[] | { attributes: string | string[]; subject?: string; message?: string; statusCode?: number | string | null };
 
 /**
  * SensioFrameworkExtraBundle's IsGrantedListener: checks the `isGranted` option (attribute
@@ -25,8 +26,14 @@ export class IsGrantedListener {
       const spec = typeof option === 'object' && !Array.isArray(option) ? option : { attributes: option };
       const attributes = Array.isArray(spec.attributes) ? spec.attributes : [spec.attributes];
       const member = getMember(request);
-      if (isGrantedAny(member, attributes)) return;
-      const shown = attributes.length === 1 ? `"${attributes[0]}"` : `[${attributes.map((a) => `"${a}"`).join(', ')}]`;
+      const subjectName = 'subject' in spec && typeof spec.subject === 'string' ? spec.subject : null;
+      if (subjectName !== null && !request.attributes.has(subjectName)) {
+        throw new Error(`Could not find the subject "${subjectName}" for the @IsGranted annotation. Try adding a "$${subjectName}" argument to your controller method.`);
+      }
+      const subject = subjectName === null ? undefined : request.attributes.get(subjectName);
+      if (isGrantedAny(member, attributes, attributes.length === 1, request, subject)) return;
+      const listed = attributes.length === 1 ? `"${attributes[0]}"` : `[${attributes.map((a) => `"${a}"`).join(', ')}]`;
+      const shown = subjectName === null ? listed : `${listed}, ${subjectName}`;
       // Sensio's IsGrantedListener: `$configuration->getMessage() ?: sprintf(…)`, so an empty message is the default one.
       throw denied(member, spec.message || `Access Denied by controller annotation @IsGranted(${shown})`, spec.statusCode);
     }),

@@ -2,7 +2,8 @@ import type { KernelRequest } from '../http/request.ts';
 import type { ControllerArgumentsEvent } from '../kernel/events.ts';
 import { AccessDeniedException, HttpException, UnauthorizedHttpException } from '../kernel/exceptions.ts';
 import { isThenable, listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
-import { getMember, isGranted, rolesOf, type Member } from '../security/member.ts';
+import { getMember, rolesOf, type Member } from '../security/member.ts';
+import { decide } from '../security/voter.ts';
 import { convertedRouteParams } from './param-converter-listener.ts';
 
 /** What a `security` predicate gets. `method` reads HEAD as GET. */
@@ -13,7 +14,8 @@ export interface SecurityContext {
   method: string;
   /** Route parameters (after conversion). */
   params: Record<string, unknown>;
-  isGranted(attribute: string): boolean;
+  /** Symfony's `is_granted(attribute, subject)`: the role voters, then the app's voters on the subject. */
+  isGranted(attribute: string, subject?: unknown): boolean;
 }
 
 export type SecurityPredicate = (context: SecurityContext) => boolean | Promise<boolean>;
@@ -52,7 +54,7 @@ export function securityContext(request: KernelRequest): SecurityContext {
     roles: rolesOf(member),
     method: method === 'HEAD' ? 'GET' : method,
     params: convertedRouteParams(request),
-    isGranted: (attribute: string) => isGranted(member, attribute),
+    isGranted: (attribute: string, subject?: unknown) => decide(request, member, attribute, subject),
   };
 }
 

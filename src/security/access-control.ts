@@ -99,7 +99,8 @@ function matches(rule: AccessRule, request: KernelRequest, path: string, bytes: 
  */
 export function decideAccess(request: KernelRequest, rule: AccessRule): void | Promise<void> {
   // An allow_if expression is one more attribute: beside it PUBLIC_ACCESS grants nothing.
-  if (isGrantedAny(getMember(request), rule.roles, rule.roles.length === 1 && rule.allowIf === null)) return;
+  // AccessListener asks with the request as the subject.
+  if (isGrantedAny(getMember(request), rule.roles, rule.roles.length === 1 && rule.allowIf === null, request, request)) return;
   if (rule.allowIf !== null) {
     const verdict = rule.allowIf(securityContext(request));
     if (isThenable(verdict)) {
@@ -147,14 +148,18 @@ const OPTION = 'createApp option "accessControl"';
  * would leave a path open), a pattern that does not compile, a role that is not a string. Null when
  * there are no rules, so that the firewall keeps its listener without access control.
  */
-export function compileAccessControl(value: unknown): AccessMap | null {
+/**
+ * @param customVoters The app has voters of its own: any attribute may be theirs, so a role name no
+ *   built-in voter decides is not refused.
+ */
+export function compileAccessControl(value: unknown, customVoters = false): AccessMap | null {
   if (value === undefined) return null;
   if (!Array.isArray(value)) throw new Error(`${OPTION} must be an array of rules ({ path?, host?, methods?, ips?, port?, roles?, allowIf?, requiresChannel? }).`);
   if (value.length === 0) return null;
-  return new AccessMap(value.map((rule, index) => compileRule(rule, index)));
+  return new AccessMap(value.map((rule, index) => compileRule(rule, index, customVoters)));
 }
 
-function compileRule(rule: unknown, index: number): AccessRule {
+function compileRule(rule: unknown, index: number, customVoters: boolean): AccessRule {
   const fail = (what: string) => new Error(`${OPTION}: rule ${index} ${what}.`);
   if (typeof rule !== 'object' || rule === null || Array.isArray(rule)) throw fail('must be an object ({ path?, roles?, … })');
   const r = rule as Record<string, unknown>;
@@ -176,7 +181,7 @@ function compileRule(rule: unknown, index: number): AccessRule {
   if (r.port !== undefined && !(Number.isInteger(r.port) && (r.port as number) >= 0 && (r.port as number) <= 65535)) throw fail(`"port" must be a port number, got ${describe(r.port)}`);
   const roles = list(r.roles, (refused) => fail(`"roles" must be a role or a list of roles (non-empty strings), got ${describe(refused)}`)) ?? [];
   for (const role of roles) {
-    if (!isVotedAttribute(role)) throw fail(`"roles" has "${role}", which no voter decides (it would deny everyone): roles start with ROLE_, or use IS_AUTHENTICATED_FULLY, IS_AUTHENTICATED_REMEMBERED, IS_AUTHENTICATED, IS_REMEMBERED or PUBLIC_ACCESS`);
+    if (!customVoters && !isVotedAttribute(role)) throw fail(`"roles" has "${role}", which no voter decides (it would deny everyone): roles start with ROLE_, or use IS_AUTHENTICATED_FULLY, IS_AUTHENTICATED_REMEMBERED, IS_AUTHENTICATED, IS_REMEMBERED or PUBLIC_ACCESS`);
   }
   if (r.allowIf !== undefined && typeof r.allowIf !== 'function') {
     throw fail(`"allowIf" must be a function (context) => boolean${typeof r.allowIf === 'string' ? ': Symfony expressions are not evaluated, write the condition as a function' : `, got ${describe(r.allowIf)}`}`);

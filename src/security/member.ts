@@ -111,10 +111,25 @@ export function isGranted(member: Member | null, attribute: string): boolean {
  * Symfony's isGranted for a list of attributes under the affirmative strategy: any one grants. Except
  * `PUBLIC_ACCESS`, which AuthenticatedVoter grants only when it is the whole list (`$attributes ===
  * [self::PUBLIC_ACCESS]`): beside another attribute it is no attribute any voter grants. `alone` says
- * whether the list is the whole decision (an access rule's `allow_if` is one more attribute).
+ * whether the list is the whole decision (an access rule's `allow_if` is one more attribute). Given the
+ * request, the app's voters are asked too, about `subject`.
  */
-export function isGrantedAny(member: Member | null, attributes: readonly string[], alone = attributes.length === 1): boolean {
-  for (const attribute of attributes) if ((alone || attribute !== 'PUBLIC_ACCESS') && isGranted(member, attribute)) return true;
+export function isGrantedAny(member: Member | null, attributes: readonly string[], alone = attributes.length === 1, request?: KernelRequest, subject?: unknown): boolean {
+  for (const attribute of attributes) {
+    if (!alone && attribute === 'PUBLIC_ACCESS') continue;
+    if (isGranted(member, attribute) || (request !== undefined && votersGrant(request, member, attribute, subject))) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether one of the app's voters (`createApp({ voters })`, security/voter.ts) grants the attribute: asked
+ * after the built-in ones, as the affirmative strategy asks every voter until one grants.
+ */
+export function votersGrant(request: KernelRequest, member: Member | null, attribute: string, subject: unknown): boolean {
+  const voters = request.settings.voters;
+  if (voters === undefined || voters === null) return false;
+  for (const voter of voters) if (voter.supports(attribute, subject) === true && voter.voteOnAttribute(attribute, subject, member, request) === true) return true;
   return false;
 }
 

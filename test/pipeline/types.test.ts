@@ -31,6 +31,7 @@ const SURROUNDINGS = [
     'declare const Bun: { serve(o: { port: number; fetch(r: Request, s: { requestIP(r: Request): { address: string } | null }): Promise<Response> }): { hostname: string; port: number } };\n',
   "import { createApp, type KernelRequest } from 'irms-web';\ndeclare const request: KernelRequest;\nconst app = createApp({});\n",
   'declare const apiKeys: { find(key: string): Promise<{ memberId: string; roles: string[] } | undefined> };\n',
+  "import type { KernelRequest } from 'irms-web';\ndeclare class Post { author: string; published: boolean }\ndeclare function editPost(request: KernelRequest): unknown;\ndeclare function findPost(id: unknown): Promise<Post | null>;\n",
 ];
 
 /** Compiles the files with the consumer's settings; the compiler's output, and whether it succeeded. */

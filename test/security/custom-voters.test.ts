@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  createApp,
+  denyAccessUnlessGranted,
+  getMember,
+  HttpResponse,
+  isGranted,
+  signMemberToken,
+  type KernelRequest,
+  type Member,
+  type RouteDefinition,
+  type Voter,
+} from '../../src/index.ts';
+import { send, testApp } from '../pipeline/harness.ts';
+
+const SECRET = 'custom-voters-secret';
+
+class Post {
+  constructor(readonly id: number, readonly author: string, readonly published: boolean) {}
+}
+const POSTS = new Map([[1, new Post(1, 'ada', false)], [2, new Post(2, 'grace', true)]]);
+
+/** The PostVoter of Symfony's "Voters" documentation, ported. */
+class PostVoter implements Voter {
+  supports(attribute: string, subject: unknown): boolean {
+    return (attribute === 'POST_VIEW' || attribute === 'POST_EDIT') && subject instanceof Post;
+  }
+  voteOnAttribute(attribute: string, subject: unknown, member: Member | null): boolean {
+    const post = subject as Post;
+    if (attribute === 'POST_VIEW' && post.published) return true;
+    return member !== null && member.memberId === post.author;
+  }
+}
+
+/** An attribute decided on the request itself, as an access_control rule's subject is. */
+const internalNetwork: Voter = {
+  supports: (attribute, subject) => attribute === 'INTERNAL_NETWORK' && subject !== null && typeof subject === 'object',
+  voteOnAttribute: (_attribute, _subject, _member, request) => request.headers.get('x-probe') === 'internal',
+};
+
+const post = { post: (id: unknown) => POSTS.get(Number(id)) ?? null };
+const routes: RouteDefinition[] = [
+  { name: 'post_edit', path: '/posts/:post/edit', controller: () => HttpResponse.text('edit form'), options: { converters: post, isGranted: { attributes: 'POST_EDIT', subject: 'post' } } },
+  { name: 'post_show', path: '/posts/:post', controller: () => HttpResponse.text('post'), options: { converters: post, security: (c) => c.isGranted('POST_VIEW', c.params.post) } },
+  { name: 'post_delete', path: '/posts/:post/delete', controller: (request: KernelRequest) => {
+    const subject = request.attributes.get('post');
+    denyAccessUnlessGranted(request, 'POST_EDIT', subject, 'Only the author deletes a post.');
+    return HttpResponse.json({ deleted: (subject as Post).id, canView: isGranted(request, 'POST_VIEW', subject), memberForm: isGranted(getMember(request), 'POST_VIEW') });
+  }, options: { converters: post } },
+  { name: 'lost_subject', path: '/lost/:post', controller: () => HttpResponse.text('never'), options: { isGranted: { attributes: 'POST_EDIT', subject: 'article' } } },
+  { name: 'health', path: '/internal/health', controller: () => HttpResponse.text('up') },
+];
+
+async function as(memberId: string, roles: string[] = []): Promise<{ headers: Record<string, string> }> {
+  return { headers: { accept: 'application/json', authorization: `Bearer ${await signMemberToken(SECRET, { memberId, roles })}` } };
+}
+
+function votersApp(extra: Parameters<typeof createApp>[0] = {}) {
+  return testApp({ env: 'prod', debug: false, routes, voters: [new PostVoter(), internalNetwork], environment: { APP_SECRET: SECRET }, ...extra }).app;
+}
+
+test('the isGranted option with a subject asks the app\'s voters about the converted route parameter', async () => {
+  const app = votersApp();
+  assert.equal((await send(app, '/posts/1/edit', await as('ada'))).status, 200, 'the author');
+  const other = await send(app, '/posts/1/edit', await as('grace'));
+  assert.equal(other.status, 403);
+  assert.match(await other.text(), /Forbidden/);
+  assert.equal((await send(app, '/posts/1/edit', { headers: { accept: 'application/json' } })).status, 401, 'anonymous: the entry point');
+});
+
+test('the 403 of an isGranted option with a subject names it, as Sensio\'s message does', async () => {
+  const app = createApp({ env: 'dev', logSink: () => {}, environment: { APP_SECRET: SECRET }, routes, voters: [new PostVoter()] });
+  const denied = await send(app, '/posts/1/edit', await as('grace'));
+  assert.equal(denied.status, 403);
+  assert.equal(decodeURIComponent(denied.headers.get('x-debug-exception') ?? ''), 'Access Denied by controller annotation @IsGranted("POST_EDIT", post)');
+});
+
+test('the security option\'s isGranted, isGranted(request, …) and denyAccessUnlessGranted ask the voters too; the member form asks the role voters only', async () => {
+  const app = votersApp();
+  assert.equal((await send(app, '/posts/2', await as('ada'))).status, 200, 'published: anyone may view');
+  assert.equal((await send(app, '/posts/1', await as('grace'))).status, 403, 'a draft: only its author');
+  assert.equal((await send(app, '/posts/1', await as('ada'))).status, 200);
+  const deleted = await send(app, '/posts/1/delete', await as('ada'));
+  assert.deepEqual(await deleted.json(), { deleted: 1, canView: true, memberForm: false });
+  const refused = await send(app, '/posts/2/delete', await as('ada'));
+  assert.equal(refused.status, 403);
+});
+
+test('access control roles may name an attribute only the app\'s voters decide, asked with the request as subject; without voters that rule is refused', async () => {
+  const rule = [{ path: '^/internal', roles: 'INTERNAL_NETWORK' }];
+  const app = votersApp({ accessControl: rule });
+  assert.equal((await send(app, '/internal/health', { headers: { 'x-probe': 'internal' } })).status, 200);
+  assert.equal((await send(app, '/internal/health', { headers: { accept: 'application/json' } })).status, 401);
+  assert.throws(() => createApp({ logSink: () => {}, routes, accessControl: rule }), /"roles" has "INTERNAL_NETWORK", which no voter decides/);
+});
+
+test('a voter cannot take away what a role grants: the affirmative strategy grants when any voter does', async () => {
+  const denyAll: Voter = { supports: () => true, voteOnAttribute: () => false };
+  const app = votersApp({ voters: [denyAll], accessControl: [{ path: '^/internal', roles: 'ROLE_OPS' }] });
+  assert.equal((await send(app, '/internal/health', await as('ops', ['ROLE_OPS']))).status, 200);
+  assert.equal((await send(app, '/internal/health', await as('dev', ['ROLE_DEV']))).status, 403);
+});
+
+test('an isGranted subject that names no request attribute is the app\'s error, with Sensio\'s message', async () => {
+  const lines: string[] = [];
+  const app = createApp({ env: 'prod', debug: false, logSink: (l) => lines.push(l), environment: { APP_SECRET: SECRET }, routes, voters: [new PostVoter()] });
+  assert.equal((await send(app, '/lost/1', await as('ada'))).status, 500);
+  assert.ok(lines.some((l) => l.includes('request.CRITICAL: Uncaught Exception Error: "Could not find the subject "article" for the @IsGranted annotation. Try adding a "$article" argument to your controller method."')));
+});
+
+test('voters and isGranted subjects of the wrong shape are refused when the app is built', () => {
+  assert.throws(() => createApp({ logSink: () => {}, voters: new PostVoter() as never }), /createApp option "voters" must be a list of voters/);
+  assert.throws(() => createApp({ logSink: () => {}, voters: [{ supports: () => true }] as never }), /voters\[0\] has no voteOnAttribute\(\) function/);
+  assert.throws(
+    () => createApp({ logSink: () => {}, routes: [{ name: 'x', path: '/x', controller: () => HttpResponse.text('x'), options: { isGranted: { attributes: 'POST_EDIT', subject: 7 as never } } }] }),
+    /The "isGranted" option of route "x" names its subject by a route parameter or request attribute \('post'\); got 7/,
+  );
+});
