@@ -115,11 +115,39 @@ export function isGranted(member: Member | null, attribute: string): boolean {
  * request, the app's voters are asked too, about `subject`.
  */
 export function isGrantedAny(member: Member | null, attributes: readonly string[], alone = attributes.length === 1, request?: KernelRequest, subject?: unknown): boolean {
+  let granted = false;
   for (const attribute of attributes) {
     if (!alone && attribute === 'PUBLIC_ACCESS') continue;
-    if (isGranted(member, attribute) || (request !== undefined && votersGrant(request, member, attribute, subject))) return true;
+    if (isGranted(member, attribute) || (request !== undefined && votersGrant(request, member, attribute, subject))) {
+      granted = true;
+      break;
+    }
   }
-  return false;
+  if (request !== undefined && request.settings.debug) logAccessDecision(request, attributes, subject, granted);
+  return granted;
+}
+
+/** One decision, as Symfony's TraceableAccessDecisionManager logs it for the profiler's security panel. */
+export interface AccessDecision {
+  readonly attributes: readonly string[];
+  readonly subject: unknown;
+  readonly granted: boolean;
+}
+
+/** Decisions kept per request (debug mode only): a loop of isGranted calls must not grow a profile without end. */
+export const ACCESS_DECISIONS_KEPT = 100;
+const accessDecisions = new WeakMap<KernelRequest, AccessDecision[]>();
+
+/** Records a decision for the profiler; called in debug mode only, so production keeps nothing. */
+export function logAccessDecision(request: KernelRequest, attributes: readonly string[], subject: unknown, granted: boolean): void {
+  let log = accessDecisions.get(request);
+  if (log === undefined) accessDecisions.set(request, (log = []));
+  if (log.length < ACCESS_DECISIONS_KEPT) log.push({ attributes: [...attributes], subject, granted });
+}
+
+/** The request's decisions, in the order they were made (none outside debug mode). */
+export function accessDecisionsOf(request: KernelRequest): readonly AccessDecision[] {
+  return accessDecisions.get(request) ?? [];
 }
 
 /**

@@ -1,6 +1,6 @@
 import { KernelRequest } from '../http/request.ts';
 import { AccessDeniedException } from '../kernel/exceptions.ts';
-import { getMember, isGranted as builtInVote, votersGrant, type Member } from './member.ts';
+import { getMember, isGranted as builtInVote, logAccessDecision, votersGrant, type Member } from './member.ts';
 
 /**
  * Symfony's Voter, for the attributes an app decides itself (`POST_EDIT` on a post, `TENANT_VIEW` on a
@@ -19,7 +19,9 @@ export interface Voter {
  * denying or abstaining) denies. A custom voter therefore cannot take away what a role grants.
  */
 export function decide(request: KernelRequest, member: Member | null, attribute: string, subject: unknown): boolean {
-  return builtInVote(member, attribute) || votersGrant(request, member, attribute, subject);
+  const granted = builtInVote(member, attribute) || votersGrant(request, member, attribute, subject);
+  if (request.settings.debug) logAccessDecision(request, [attribute], subject, granted);
+  return granted;
 }
 
 /**

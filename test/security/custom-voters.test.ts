@@ -13,6 +13,8 @@ import {
   type Voter,
 } from '../../src/index.ts';
 import { send, testApp } from '../pipeline/harness.ts';
+import { get, profiledApp, profileOf } from '../profiler/support.ts';
+import { accessDecisionsOf } from '../../src/security/member.ts';
 
 const SECRET = 'custom-voters-secret';
 
@@ -116,4 +118,45 @@ test('voters and isGranted subjects of the wrong shape are refused when the app 
     () => createApp({ logSink: () => {}, routes: [{ name: 'x', path: '/x', controller: () => HttpResponse.text('x'), options: { isGranted: { attributes: 'POST_EDIT', subject: 7 as never } } }] }),
     /The "isGranted" option of route "x" names its subject by a route parameter or request attribute \('post'\); got 7/,
   );
+});
+
+test('in debug mode the profiler\'s security panel has the access decision log: attributes, subject in one line (secrets masked), verdict, at most 100', async () => {
+  const app = profiledApp({
+    environment: { APP_SECRET: SECRET },
+    voters: [new PostVoter()],
+    accessControl: [{ path: '^/posts', roles: 'IS_AUTHENTICATED_FULLY' }],
+    routes: [
+      ...routes,
+      { name: 'many', path: '/posts/:post/many', options: { converters: post }, controller: (request: KernelRequest) => {
+        isGranted(request, 'CREDENTIALS', { login: 'ada', password: 'hunter2' });
+        for (let i = 0; i < 150; i++) isGranted(request, 'POST_VIEW', request.attributes.get('post'));
+        return HttpResponse.text('many');
+      } },
+    ],
+  });
+  const edited = await profileOf(app, await get(app, '/posts/1/edit', await as('ada')));
+  assert.deepEqual(edited.security.decisions, [
+    { attributes: ['IS_AUTHENTICATED_FULLY'], subject: 'Request GET /posts/1/edit', granted: true },
+    { attributes: ['POST_EDIT'], subject: 'Post {"id":1,"author":"ada","published":false}', granted: true },
+  ]);
+  const panel = await (await get(app, `/_profiler/${edited.token}?panel=security`)).text();
+  assert.match(panel, /<h3>Access decision log<\/h3><table class="pf-decisions">/);
+  assert.match(panel, /<span class="pf-badge pf-badge-success">ACCESS GRANTED<\/span><\/td><td class="pf-mono">POST_EDIT<\/td><td class="pf-mono">Post \{&quot;id&quot;:1,/);
+  const many = await profileOf(app, await get(app, '/posts/2/many', await as('ada')));
+  assert.equal(many.security.decisions!.length, 100);
+  assert.equal(many.security.decisions![1]!.granted, false);
+  assert.doesNotMatch(many.security.decisions![1]!.subject, /hunter2/);
+  const anonymous = await profileOf(app, await get(app, '/nowhere'));
+  assert.deepEqual(anonymous.security.decisions, []);
+  assert.match(await (await get(app, `/_profiler/${anonymous.token}?panel=security`)).text(), /No access decisions were made\./);
+});
+
+test('outside debug mode no access decision is kept', async () => {
+  const app = votersApp({
+    routes: [{ name: 'count', path: '/count', controller: (request: KernelRequest) => {
+      isGranted(request, 'POST_VIEW', POSTS.get(2));
+      return HttpResponse.json({ kept: accessDecisionsOf(request).length });
+    } }],
+  });
+  assert.deepEqual(await (await send(app, '/count')).json(), { kept: 0 });
 });

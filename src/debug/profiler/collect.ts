@@ -13,6 +13,7 @@ import type { HttpResponse } from '../../http/response.ts';
 import { HTTP_TOKEN } from '../../http/cookies.ts';
 import { knownStatusText } from '../../http/status.ts';
 import { defineOwn } from '../../security/mask.ts';
+import { accessDecisionsOf } from '../../security/member.ts';
 import { isoStringOf } from '../error-page/iso-date.ts';
 import { isSecretName, isSecretParameter, maskHeaders, maskToken, parseSetCookie, sanitize, sanitizeFields, sanitizeRecord, scrubStoredText, truncate, MASK } from './mask.ts';
 import type { CollectedProfile, ProfileHead, ProfileTail } from './stored.ts';
@@ -150,7 +151,7 @@ function build(services: AppServices, request: KernelRequest, response: HttpResp
       contentType,
     },
     session: session(request, collectedRequest, services.config.sessionCookieName),
-    security: security(attribute),
+    security: security(attribute, accessDecisionsOf(request)),
     routing: {
       route: typeof route === 'string' ? route : null,
       params: sanitizeRecord(routeParams),

@@ -146,6 +146,11 @@ export interface Profile {
      * without a hierarchy. Absent from profiles stored before they were recorded.
      */
     inheritedRoles?: string[];
+    /**
+     * Every access decision of the request, in order (Symfony's panel: Access decision log): the attributes
+     * asked, the subject described in one line, and the verdict. At most 100. Absent as `roles`.
+     */
+    decisions?: { attributes: string[]; subject: string; granted: boolean }[];
     /** How the member was authenticated (Symfony's panel: Token class); null when anonymous. Absent as `roles`. */
     authenticatedBy?: string | null;
   };

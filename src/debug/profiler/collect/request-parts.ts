@@ -3,13 +3,13 @@
  * that masking left unchanged is remembered), body, session and security token. Each is masked here,
  * before it reaches a store.
  */
-import type { KernelRequest } from '../../../http/request.ts';
+import { KernelRequest } from '../../../http/request.ts';
 import { maskContent, maskHeaders, maskToken, sanitize, sanitizeRecord } from '../mask.ts';
 import { isAnonymousMember, type Profile } from '../profile.ts';
 import { PROFILE_LIMITS } from './limits.ts';
 import { postMediaType } from '../../../listeners/json-request-transformer-listener.ts';
 import { asRecord, attempt } from './safe-read.ts';
-import { TOKEN_ATTRIBUTE } from '../../../security/member.ts';
+import { TOKEN_ATTRIBUTE, type AccessDecision } from '../../../security/member.ts';
 
 /**
  * The last request headers that masking left as they were, and their masked copy (frozen: the
@@ -96,7 +96,7 @@ export function session(request: KernelRequest, collectedRequest: Record<string,
   return null;
 }
 
-export function security(attribute: (key: string) => unknown): Profile['security'] {
+export function security(attribute: (key: string) => unknown, decisions: readonly AccessDecision[] = []): Profile['security'] {
   // `irms_token` and `member_id` are recorded before the controller (LoginListener::setup); a request the
   // firewall answered or denied earlier (access control, a logout) has only the firewall's member.
   const member = attribute(TOKEN_ATTRIBUTE);
@@ -114,8 +114,26 @@ export function security(attribute: (key: string) => unknown): Profile['security
     authenticated: !isAnonymousMember(memberId) || (token !== undefined && token !== null && token !== ''),
     roles,
     inheritedRoles: known === null ? [] : inheritedRoleNames(known.reachableRoles, roles),
+    decisions: decisions.map(profiledDecision),
     authenticatedBy: typeof known?.authenticatedBy === 'string' ? known.authenticatedBy : null,
   };
+}
+
+/**
+ * A decision as the panel lists it: the subject described in one line — the request as its method and
+ * path, another value as its class and its JSON, secrets masked and cut to 300 characters.
+ */
+function profiledDecision(decision: AccessDecision): { attributes: string[]; subject: string; granted: boolean } {
+  return { attributes: decision.attributes.map((a) => (a.length > 128 ? `${a.slice(0, 128)}…` : a)), subject: describeSubject(decision.subject), granted: decision.granted };
+}
+
+function describeSubject(subject: unknown): string {
+  if (subject === undefined || subject === null) return 'null';
+  if (subject instanceof KernelRequest) return `Request ${subject.realMethod} ${subject.pathInfo.slice(0, 200)}`;
+  const json = attempt(() => JSON.stringify(sanitize(subject)) ?? String(subject), '?');
+  const name = typeof subject === 'object' ? (subject as { constructor?: { name?: unknown } }).constructor?.name : undefined;
+  const shown = typeof name === 'string' && name !== '' && name !== 'Object' && name !== 'Array' ? `${name} ${json}` : json;
+  return shown.length > 300 ? `${shown.slice(0, 300)}…` : shown;
 }
 
 /** What a role hierarchy gave the member beyond `roles` (SecurityDataCollector's inherited_roles). */

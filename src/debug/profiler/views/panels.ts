@@ -272,6 +272,7 @@ function securityPanel(profile: Profile): string {
 ${kvTable({ member_id: s.memberId, irms_token: s.token, firewall: s.firewall, authenticated_by: s.authenticatedBy ?? null }, '', 'Security token')}
 ${rolesList(s.roles)}
 ${inheritedRolesList(s.inheritedRoles)}
+${decisionLog(s.decisions)}
 <p class="pf-note">Tokens and credentials are masked before a profile is stored.</p>`;
 }
 
@@ -280,6 +281,16 @@ function rolesList(roles: readonly string[] | undefined): string {
   if (roles === undefined) return '<h3>Roles</h3><p class="pf-empty">This profile was stored without roles.</p>';
   if (roles.length === 0) return '<h3>Roles</h3><p class="pf-empty">No roles: the request has no member.</p>';
   return `<h3>Roles</h3><ul class="pf-roles">${roles.map((r) => `<li class="pf-mono">${esc(r)}</li>`).join('')}</ul>`;
+}
+
+/** Symfony's Access decision log: each isGranted of the request, its attributes, subject and verdict. */
+function decisionLog(decisions: Profile['security']['decisions']): string {
+  if (decisions === undefined) return '';
+  if (decisions.length === 0) return '<h3>Access decision log</h3><p class="pf-empty">No access decisions were made.</p>';
+  const rows = decisions
+    .map((d, i) => `<tr><td>${i + 1}</td><td><span class="pf-badge ${d.granted ? 'pf-badge-success' : 'pf-badge-error'}">${d.granted ? 'ACCESS GRANTED' : 'ACCESS DENIED'}</span></td><td class="pf-mono">${esc(d.attributes.join(', '))}</td><td class="pf-mono">${esc(d.subject)}</td></tr>`)
+    .join('');
+  return `<h3>Access decision log</h3><table class="pf-decisions"><thead><tr><th>#</th><th>Result</th><th>Attributes</th><th>Subject</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** The roles a role hierarchy gave the member, listed only when it gave some (Symfony's Inherited roles). */
