@@ -73,7 +73,7 @@ const CREATE_APP_ONLY_CHECKS: { readonly [K in Exclude<keyof AppOptions, keyof A
     const missing = SESSION_STORE_METHODS.find((method) => typeof value[method] !== 'function') ?? (value.touch !== undefined && typeof value.touch !== 'function' ? 'touch' : undefined);
     if (missing !== undefined) throw new Error(`createApp option "${name}" must be ${what}, got an object whose "${missing}" is ${described(value[missing])}.`);
   },
-  firewalls: (name, value) => void arrayOption(name, 'an array of firewalls ({ name, pattern?, security?, stateless?, lazy?, context?, logoutPath?, logoutTarget?, logoutCsrfTokenId?, loginPath?, customAuthenticators? })', value, isObject),
+  firewalls: (name, value) => void arrayOption(name, 'an array of firewalls ({ name, pattern?, security?, stateless?, lazy?, context?, logoutPath?, logoutTarget?, logoutCsrfTokenId?, loginPath?, customAuthenticators?, entryPoint?, accessDeniedHandler? })', value, isObject),
   // Each rule's keys and values are checked where the rules are compiled (security/access-control.ts).
   accessControl: (name, value) => void arrayOption(name, 'an array of access control rules ({ path?, host?, methods?, ips?, port?, roles?, allowIf?, requiresChannel? })', value, isObject),
   verifyBearerToken: aFunction,

@@ -541,6 +541,10 @@ export class HttpResponse {
 
   /** Wraps a Fetch Response returned by a controller; its body stays a stream, nothing is buffered. */
   static fromFetch(response: Response): HttpResponse {
+    // Refused here, where the kernel still renders the error: sent later, the adapter could only cut it off.
+    if (response.bodyUsed || response.body?.locked === true) {
+      throw new TypeError('A Fetch Response whose body was already read or is locked cannot be answered: return a new Response (or read a clone() of the upstream one).');
+    }
     const r = new HttpResponse(response.body, response.status);
     const dropped = upstreamFraming(response);
     response.headers.forEach((value, name) => {

@@ -1,7 +1,7 @@
 import type { KernelRequest } from '../http/request.ts';
 import { HttpResponse } from '../http/response.ts';
 import type { ControllerEvent } from '../kernel/events.ts';
-import { UnauthorizedHttpException } from '../kernel/exceptions.ts';
+import { AccessDeniedException, UnauthorizedHttpException } from '../kernel/exceptions.ts';
 import { listener, idleWhen, routeLacks } from '../kernel/hooks.ts';
 import type { Authenticator } from '../security/authenticator.ts';
 import { IRMS_TOKEN_ATTRIBUTE, MEMBER_ID_ATTRIBUTE } from '../security/login.ts';
@@ -55,6 +55,8 @@ export class LoginListener {
       const request = event.request;
       const options = request.attributes.get('_route_options') as { requiresLogin?: unknown } | undefined;
       if (!options || !options.requiresLogin || getMember(request) !== null) return;
+      // A firewall with an entry point of the app's answers through it, as for any denial (security-exception-listener.ts).
+      if (this.authenticator.firewallOf(request)?.entryPoint) throw new UnauthorizedHttpException('Bearer', UNAUTHORIZED_MESSAGE, new AccessDeniedException());
       if (redirectsToLogin(request, this.authenticator.loginPathOf(request))) {
         request.logger.info('security', 'Anonymous request to a route that requires login; redirecting to the login path.');
         event.setController(this.redirectToLogin);

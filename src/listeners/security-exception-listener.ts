@@ -8,7 +8,10 @@ import {
   InsufficientAuthenticationException,
   UnauthorizedHttpException,
 } from '../kernel/exceptions.ts';
-import { listener, type Listener } from '../kernel/hooks.ts';
+import { isThenable, listener, type Listener } from '../kernel/hooks.ts';
+import { HttpResponse } from '../http/response.ts';
+import type { AccessDeniedHandlerFunction, EntryPointFunction } from '../security/custom-authenticator.ts';
+import type { Firewall } from '../security/firewall-map.ts';
 import type { Authenticator } from '../security/authenticator.ts';
 import { redirectOnHost, redirectsToLogin } from '../security/entry-point.ts';
 import { FIREWALL_ATTRIBUTE, getMember } from '../security/member.ts';
@@ -21,7 +24,8 @@ import { saveTargetPath } from '../security/target-path.ts';
 export const SECURITY_EXCEPTION_PRIORITY = 1;
 
 /**
- * Symfony's security ExceptionListener (Security\Http\Firewall), without an access-denied handler. The
+ * Symfony's security ExceptionListener (Security\Http\Firewall), with the firewall's `entryPoint` and
+ * `accessDeniedHandler` when it has them (no `error_page` sub-request: every request is a main one). The
  * firewall registers it for the requests it runs on (FirewallListener), placed in the kernel.exception
  * table at Symfony's priority 1, so it is absent from requests no firewall with security saw: a routing
  * failure, `/_profiler`. It turns the security exceptions a controller or a listener throws (the
@@ -66,7 +70,8 @@ function settleToken(event: ExceptionEvent, authenticator: Authenticator): void 
 
 function handleAuthenticationException(event: ExceptionEvent, authenticator: Authenticator, error: AuthenticationException): void | Promise<void> {
   event.request.logger.info('security', 'An AuthenticationException was thrown; redirecting to authentication entry point.', { exception: error });
-  return startAuthentication(event, authenticator, error);
+  // handleAuthenticationException allows the entry point's status; handleAccessDeniedException does not.
+  return startAuthentication(event, authenticator, error, true);
 }
 
 /** ExceptionListener::handleAccessDeniedException (5.4). */
@@ -79,6 +84,73 @@ function handleAccessDeniedException(event: ExceptionEvent, authenticator: Authe
     return startAuthentication(event, authenticator, new InsufficientAuthenticationException('Full authentication is required to access this resource.', error));
   }
   logger.debug('security', 'Access denied, the user is neither anonymous, nor remember-me.', { exception: error });
+  const handler = authenticator.firewallOf(event.request)?.accessDeniedHandler ?? null;
+  if (handler !== null) return handleWith(event, handler, error);
+}
+
+/**
+ * The firewall's `accessDeniedHandler`, as ExceptionListener runs it: a response it answers is the
+ * request's (its status kept only when it is an error or a redirect, as for any response to an exception);
+ * null keeps the 403; an error it throws is logged and becomes Symfony's RuntimeException-like wrapper.
+ */
+function handleWith(event: ExceptionEvent, handler: AccessDeniedHandlerFunction, error: AccessDeniedException): void | Promise<void> {
+  const failed = (thrown: unknown) => {
+    event.request.logger.error('security', 'An exception was thrown when handling an AccessDeniedException.', { exception: thrown });
+    event.setThrowable(new Error('Exception thrown when handling an exception.', { cause: thrown }));
+  };
+  const apply = (response: unknown) => {
+    if (response instanceof HttpResponse || response instanceof Response) event.setResponse(response);
+    else if (response !== null && response !== undefined) failed(new TypeError(`The accessDeniedHandler must return a Response or null (${described(response)} returned).`));
+  };
+  let answer: unknown;
+  try {
+    answer = handler(event.request, error);
+  } catch (thrown) {
+    return failed(thrown);
+  }
+  if (isThenable(answer)) return Promise.resolve(answer).then(apply, failed);
+  apply(answer);
+}
+
+/**
+ * ExceptionListener::startAuthentication with an entry point of the app's (`entryPoint`, or a custom
+ * authenticator's `start`): the URL asked for is kept as the target path (not on stateless firewalls), and
+ * the entry point's response is the request's. Anything else it answers is Symfony's LogicException; an
+ * error it throws is the error answered.
+ */
+function callEntryPoint(event: ExceptionEvent, firewall: Firewall, entryPoint: EntryPointFunction, error: AuthenticationException, customStatus: boolean): void | Promise<void> {
+  const request = event.request;
+  request.logger.debug('security', 'Calling Authentication entry point.');
+  const apply = (response: unknown) => {
+    if (!(response instanceof HttpResponse || response instanceof Response)) {
+      event.setThrowable(new Error(`The entry point of firewall "${firewall.name}" must return a Response object ("${described(response)}" returned).`));
+      return;
+    }
+    event.setResponse(response);
+    if (customStatus) event.allowCustomResponseCode();
+  };
+  const start = () => {
+    let answer: unknown;
+    try {
+      answer = entryPoint(request, error);
+    } catch (thrown) {
+      event.setThrowable(thrown as Error);
+      return;
+    }
+    if (isThenable(answer)) return Promise.resolve(answer).then(apply, (thrown: unknown) => event.setThrowable(thrown as Error));
+    apply(answer);
+  };
+  const saving = firewall.stateless ? undefined : saveTargetPath(request);
+  if (saving) return saving.then(start);
+  return start();
+}
+
+/** get_debug_type, near enough for a message. */
+function described(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value !== 'object') return typeof value;
+  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === 'string' && name !== '' ? name : 'object';
 }
 
 /**
@@ -87,9 +159,11 @@ function handleAccessDeniedException(event: ExceptionEvent, authenticator: Authe
  * in the session (setTargetPath) — or, without one,
  * throwUnauthorizedException: the NOTICE and HttpException(401, <its message>).
  */
-function startAuthentication(event: ExceptionEvent, authenticator: Authenticator, error: AuthenticationException): void | Promise<void> {
+function startAuthentication(event: ExceptionEvent, authenticator: Authenticator, error: AuthenticationException, customStatus = false): void | Promise<void> {
   const request = event.request;
   const logger = request.logger;
+  const own = authenticator.firewallOf(request);
+  if (own !== null && own.entryPoint !== null) return callEntryPoint(event, own, own.entryPoint, error, customStatus);
   const loginPath = authenticator.loginPathOf(request);
   if (redirectsToLogin(request, loginPath)) {
     logger.debug('security', 'Calling Authentication entry point.');

@@ -180,6 +180,8 @@ export class Authenticator {
   private async fromRememberMe(request: KernelRequest, firewall: Firewall): Promise<Member | null> {
     const value = request.cookies.get(this.options.rememberMeCookieName);
     if (typeof value !== 'string' || value === '') return null;
+    // RememberMeAuthenticator::supports: not once this request cleared the cookie (a failed custom login).
+    if ((request.attributes.get(REMEMBER_ME_COOKIE_ATTRIBUTE) as RememberMeCookieAction | undefined)?.action === 'clear') return null;
     const payload = rememberMePayload(await this.options.signer.decrypt(REMEMBER_ME_PURPOSE, value));
     if (payload !== null && payload.c !== firewall.context) {
       // (`issuer_context`, not `cookie_context`: a key naming a cookie is masked in logs as a secret.)

@@ -4,7 +4,7 @@ import { compilePcre } from './pcre-pattern.ts';
 import { rawUrlDecodeBytes, utf8ByteString } from './byte-path.ts';
 import type { AccessMap } from './access-control.ts';
 import { remember } from '../http/remember.ts';
-import type { CustomAuthenticator } from './custom-authenticator.ts';
+import type { AccessDeniedHandler, AccessDeniedHandlerFunction, CustomAuthenticator, EntryPoint, EntryPointFunction } from './custom-authenticator.ts';
 
 /**
  * One firewall (Symfony's `security.firewalls.<name>`). Firewalls are tried in order against the
@@ -57,6 +57,14 @@ export interface FirewallConfig {
    * remember-me authentication (security/custom-authenticator.ts).
    */
   customAuthenticators?: readonly CustomAuthenticator[];
+  /**
+   * Symfony's `entry_point`: what answers a client that must authenticate (an anonymous request denied,
+   * an AuthenticationException), instead of the login redirect or the 401. Default: the `start` of the
+   * firewall's one custom authenticator that has one, else `loginPath`'s behaviour.
+   */
+  entryPoint?: EntryPoint;
+  /** Symfony's `access_denied_handler`: answers a member denied access (a response), or null for the usual 403. */
+  accessDeniedHandler?: AccessDeniedHandler;
 }
 
 export interface Firewall {
@@ -77,6 +85,9 @@ export interface Firewall {
   readonly loginPath: string | null;
   /** Its custom authenticators, in order (none: an empty list). */
   readonly customAuthenticators: readonly CustomAuthenticator[];
+  /** Its entry point (given, or its one authenticator's `start`), or null for the login path's behaviour. */
+  readonly entryPoint: EntryPointFunction | null;
+  readonly accessDeniedHandler: AccessDeniedHandlerFunction | null;
 }
 
 /**
@@ -142,6 +153,8 @@ export class FirewallMap {
         // A stateless firewall has no session to come back to after a form login: its clients get the 401.
         loginPath: config.loginPath ?? (stateless ? '' : null),
         customAuthenticators,
+        entryPoint: entryPointOf(config.name, config.entryPoint, customAuthenticators),
+        accessDeniedHandler: accessDeniedHandlerOf(config.name, config.accessDeniedHandler),
       });
       firewalls.push(firewall);
       this.byName.set(firewall.name, firewall);
@@ -193,7 +206,7 @@ function checkedAuthenticators(name: string, value: unknown, security: boolean):
     const wrong = e === null || typeof e !== 'object' ? 'is not an object'
       : typeof e.supports !== 'function' ? 'has no supports() function'
       : typeof e.authenticate !== 'function' ? 'has no authenticate() function'
-      : (['onAuthenticationSuccess', 'onAuthenticationFailure'] as const).filter((m) => e[m] !== undefined && typeof e[m] !== 'function').map((m) => `has a ${m} that is not a function`)[0];
+      : (['onAuthenticationSuccess', 'onAuthenticationFailure', 'start'] as const).filter((m) => e[m] !== undefined && typeof e[m] !== 'function').map((m) => `has a ${m} that is not a function`)[0];
     if (wrong !== undefined) throw new Error(`Firewall "${name}": customAuthenticators[${index}] ${wrong}; each must be ${shape.slice('a list of '.length)}.`);
   });
   if (!security && value.length > 0) throw new Error(`Firewall "${name}": customAuthenticators need security (this firewall has security: false).`);
@@ -201,6 +214,34 @@ function checkedAuthenticators(name: string, value: unknown, security: boolean):
 }
 
 const NO_AUTHENTICATORS: readonly CustomAuthenticator[] = Object.freeze([]);
+
+/**
+ * The firewall's entry point: the one given, else the `start` of its only custom authenticator that has
+ * one. Two such authenticators and no `entryPoint` is Symfony's configuration error: which one answers
+ * would otherwise depend on their order.
+ */
+function entryPointOf(name: string, given: unknown, authenticators: readonly CustomAuthenticator[]): EntryPointFunction | null {
+  if (given !== undefined) {
+    if (typeof given === 'function') return given as EntryPointFunction;
+    const start = given !== null && typeof given === 'object' ? (given as { start?: unknown }).start : undefined;
+    if (typeof start !== 'function') throw new Error(`Firewall "${name}": entryPoint must be a function (request, error) => Response, or an object with such a start() method.`);
+    return (request, error) => (given as { start: EntryPointFunction }).start(request, error);
+  }
+  const starting = authenticators.filter((authenticator) => typeof authenticator.start === 'function');
+  if (starting.length > 1) {
+    throw new Error(`Because you have multiple authenticators with a start() method in firewall "${name}", you need to set its "entryPoint" to one of them. The entry point determines what should happen (e.g. redirect to "/login") when an anonymous user tries to access a protected page.`);
+  }
+  const only = starting[0];
+  return only === undefined ? null : (request, error) => only.start!(request, error);
+}
+
+function accessDeniedHandlerOf(name: string, given: unknown): AccessDeniedHandlerFunction | null {
+  if (given === undefined) return null;
+  if (typeof given === 'function') return given as AccessDeniedHandlerFunction;
+  const handle = given !== null && typeof given === 'object' ? (given as { handle?: unknown }).handle : undefined;
+  if (typeof handle !== 'function') throw new Error(`Firewall "${name}": accessDeniedHandler must be a function (request, error) => Response | null, or an object with such a handle() method.`);
+  return (request, error) => (given as { handle: AccessDeniedHandlerFunction }).handle(request, error);
+}
 
 /** A string pattern as PCRE reads it without `u`, on bytes (a syntax error quotes the pattern as written). */
 function compileBytes(name: string, source: string): RegExp {

@@ -59,8 +59,9 @@ export class RoleHierarchy {
 /** Checks a `roleHierarchy` option when the app is built: role names to a role name or a list of them. */
 export function assertRoleHierarchy(value: unknown): asserts value is RoleHierarchyConfig {
   const shape = '{ ROLE_ADMIN: [\'ROLE_EDITOR\', \'ROLE_API\'], ROLE_EDITOR: \'ROLE_API\' }';
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new Error(`createApp option "roleHierarchy" must be an object of roles and the roles each includes (${shape}), got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}.`);
+  const proto = value !== null && typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || (proto !== Object.prototype && proto !== null)) {
+    throw new Error(`createApp option "roleHierarchy" must be an object of roles and the roles each includes (${shape}), got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? `a ${(value as object).constructor?.name ?? 'non-plain object'}` : typeof value}.`);
   }
   for (const [role, included] of Object.entries(value)) {
     const list: unknown[] = typeof included === 'string' ? [included] : Array.isArray(included) ? included : [undefined];

@@ -131,7 +131,7 @@ test('regression: a listener for an unknown hook (kernel.responze) failed with "
   assert.throws(() => createApp({ env: 'prod', logSink: () => {}, listeners }), /^Error: Unknown hook "kernel\.responze" for listener "App::x": the hooks are kernel\.request, /);
 });
 
-test('regression: app.fetch rejected when the kernel\'s response could not become a Fetch Response (a body already read, a 1xx status); it answers the Node adapter\'s plain 500, logged', async () => {
+test('regression: app.fetch rejected when the kernel\'s response could not become a Fetch Response (a 1xx status); it answers the Node adapter\'s plain 500, logged', async () => {
   const lines: string[] = [];
   const app = createApp({
     env: 'prod',
@@ -142,8 +142,11 @@ test('regression: app.fetch rejected when the kernel\'s response could not becom
       { name: 'interim', path: '/interim', controller: () => new HttpResponse('x', 103) },
     ],
   });
-  // (A HEAD of /read is answered: its body is dropped unread.)
-  for (const [path, method] of [['/read', 'GET'], ['/interim', 'GET'], ['/interim', 'HEAD']] as const) {
+  // A Fetch Response whose body was read is refused where it is returned: the kernel's own 500, logged as uncaught.
+  const read = await app.fetch(new Request('http://localhost/read'));
+  assert.equal(read.status, 500);
+  assert.match(lines.join('\n'), /request\.CRITICAL: Uncaught Exception TypeError: "A Fetch Response whose body was already read or is locked cannot be answered/);
+  for (const [path, method] of [['/interim', 'GET'], ['/interim', 'HEAD']] as const) {
     lines.length = 0;
     const response = await app.fetch(new Request(`http://localhost${path}`, { method }));
     assert.equal(response.status, 500, `${method} ${path}`);

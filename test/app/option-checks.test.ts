@@ -14,7 +14,7 @@ const REFUSED: [string, unknown, string][] = [
   ['routes', null, 'createApp option "routes" must be an array of route definitions ({ name, path, controller, … }), got null.'],
   ['routes', [{ name: 'a', path: '/a', controller }, 'b'], 'createApp option "routes" must be an array of route definitions ({ name, path, controller, … }), got "b" (a string) at index 1.'],
   ['listeners', {}, 'createApp option "listeners" must be an array of { hook, listener, placement? }, got an object.'],
-  ['firewalls', {}, 'createApp option "firewalls" must be an array of firewalls ({ name, pattern?, security?, stateless?, lazy?, context?, logoutPath?, logoutTarget?, logoutCsrfTokenId?, loginPath?, customAuthenticators? }), got an object.'],
+  ['firewalls', {}, 'createApp option "firewalls" must be an array of firewalls ({ name, pattern?, security?, stateless?, lazy?, context?, logoutPath?, logoutTarget?, logoutCsrfTokenId?, loginPath?, customAuthenticators?, entryPoint?, accessDeniedHandler? }), got an object.'],
   ['accessControl', {}, 'createApp option "accessControl" must be an array of access control rules ({ path?, host?, methods?, ips?, port?, roles?, allowIf?, requiresChannel? }), got an object.'],
   ['localeAware', [{ locale: 'en' }], 'createApp option "localeAware" must be an array of services with a setLocale(locale) function, got an object at index 0.'],
   ['environment', 'prod', 'createApp option "environment" must be an object of variables (as process.env), got "prod" (a string).'],

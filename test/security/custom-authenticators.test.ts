@@ -10,6 +10,7 @@ import {
   HttpResponse,
   InsufficientAuthenticationException,
   isCsrfTokenValid,
+  logIn,
   MemorySessionStore,
   signMemberToken,
   type CustomAuthenticator,
@@ -71,7 +72,13 @@ test('a custom authenticator that supports the request authenticates its member 
   assert.equal((await send(app, '/api/admin', { headers: { 'x-auth-token': 'key-admin' } })).status, 200, 'ROLE_ADMIN reaches ROLE_EDITOR');
   assert.equal((await send(app, '/api/admin', { headers: { 'x-auth-token': 'key-reader', accept: 'application/json' } })).status, 403);
   assert.equal(me.headers.get('set-cookie'), null, 'a stateless firewall starts no session');
-  assert.ok(records(lines).some((r) => r.message === 'Authenticator successful!' && r.context.authenticator === 'ApiKeyAuthenticator'));
+  assert.ok(records(lines).some((r) => r.message === 'Authenticator successful!' && r.context.authenticator === 'ApiKeyAuthenticator'), 'the expected log line');
+});
+
+test('regression: "Authenticator successful!" was logged at DEBUG; Symfony 5.4\'s AuthenticatorManager logs it at INFO, so an app logging at info lost it', async () => {
+  const { app, lines } = apiApp({ logLevel: 'info' });
+  await send(app, '/api/me', { headers: { 'x-auth-token': 'key-reader' } });
+  assert.deepEqual(records(lines).filter((r) => r.message === 'Authenticator successful!').map((r) => r.level_name), ['INFO']);
 });
 
 test('a failed custom authentication is answered by onAuthenticationFailure, with the message key meant for the client, before any controller', async () => {
@@ -104,7 +111,7 @@ test('without onAuthenticationFailure a failed authentication goes on unauthenti
   assert.equal((await send(app, '/api/me', { headers: { accept: 'application/json' } })).status, 401, 'the access rule then asks for a member');
   const member = await send(app, '/api/me', { headers: { 'x-member': 'grace' } });
   assert.equal((await member.json()).memberId, 'grace');
-  assert.ok(records(lines).some((r) => r.message === 'Authenticator failed.' && r.context.authenticator === 'always-fails'));
+  assert.ok(records(lines).some((r) => r.message === 'Authenticator failed.' && r.context.authenticator === 'always-fails'), 'the expected log line');
 });
 
 test('an error that is no AuthenticationException in authenticate() is the app\'s error: a 500, logged', async () => {
@@ -112,7 +119,7 @@ test('an error that is no AuthenticationException in authenticate() is the app\'
   const { app, lines } = apiApp({ firewalls: [{ name: 'api', pattern: '^/api', stateless: true, customAuthenticators: [broken] }] });
   const response = await send(app, '/api/me');
   assert.equal(response.status, 500);
-  assert.ok(records(lines).some((r) => r.level_name === 'CRITICAL' && /token table unavailable/.test(r.message)));
+  assert.ok(records(lines).some((r) => r.level_name === 'CRITICAL' && /token table unavailable/.test(r.message)), 'the expected log line');
 });
 
 /** A JSON login on a stateful firewall, as Symfony's json_login or a custom one answers it. */
@@ -160,4 +167,114 @@ test('authentication exceptions carry Symfony\'s message keys', () => {
   assert.equal(new BadCredentialsException('internal detail').messageKey, 'Invalid credentials.');
   assert.equal(new InsufficientAuthenticationException('internal detail').messageKey, 'Not privileged to request the resource.');
   assert.equal(new CustomUserMessageAuthenticationException('Token expired.').messageKey, 'Token expired.');
+});
+
+test('a firewall\'s entryPoint answers every client that must authenticate: an anonymous denial, a thrown AuthenticationException, requiresLogin', async () => {
+  const jsonEntry = (_request: KernelRequest, error: AuthenticationException) => HttpResponse.json({ message: 'Authentication Required', key: error.messageKey }, 401);
+  const { app } = apiApp({
+    firewalls: [{ name: 'api', pattern: '^/api', stateless: true, customAuthenticators: [new ApiKeyAuthenticator()], entryPoint: { start: jsonEntry } }],
+    routes: [...routes, { name: 'api_login_only', path: '/api/private', controller: () => HttpResponse.text('private'), options: { requiresLogin: true } }, { name: 'api_expired', path: '/api/expired', controller: () => { throw new CustomUserMessageAuthenticationException('Token expired.'); } }],
+    accessControl: [{ path: '^/api/me', roles: 'ROLE_API' }],
+  });
+  const denied = await send(app, '/api/me');
+  assert.equal(denied.status, 401);
+  assert.deepEqual(await denied.json(), { message: 'Authentication Required', key: 'Not privileged to request the resource.' });
+  assert.deepEqual(await (await send(app, '/api/private')).json(), { message: 'Authentication Required', key: 'Not privileged to request the resource.' });
+  const expired = await send(app, '/api/expired', { headers: { 'x-auth-token': 'key-reader' } });
+  assert.equal(expired.status, 401);
+  assert.deepEqual(await expired.json(), { message: 'Authentication Required', key: 'Token expired.' });
+});
+
+test('a custom authenticator\'s start() is the entry point when it is the only one; two need an explicit entryPoint', async () => {
+  class WithStart extends ApiKeyAuthenticator {
+    start() {
+      return HttpResponse.json({ message: 'Send X-AUTH-TOKEN.' }, 401);
+    }
+  }
+  const { app } = apiApp({ firewalls: [{ name: 'api', pattern: '^/api', stateless: true, customAuthenticators: [new WithStart()] }] });
+  const response = await send(app, '/api/me');
+  assert.equal(response.status, 401);
+  assert.deepEqual(await response.json(), { message: 'Send X-AUTH-TOKEN.' });
+  assert.throws(() => createApp({ logSink: () => {}, firewalls: [{ name: 'api', customAuthenticators: [new WithStart(), new WithStart()] }] }), /Because you have multiple authenticators with a start\(\) method in firewall "api", you need to set its "entryPoint"/);
+  assert.throws(() => createApp({ logSink: () => {}, firewalls: [{ name: 'api', entryPoint: 'login' as never }] }), /Firewall "api": entryPoint must be a function/);
+});
+
+test('an entry point that answers no response is the app\'s error, with Symfony\'s LogicException message', async () => {
+  const { app, lines } = apiApp({ firewalls: [{ name: 'api', pattern: '^/api', stateless: true, entryPoint: () => null as never }] });
+  assert.equal((await send(app, '/api/me')).status, 500);
+  assert.ok(records(lines).some((r) => r.message.includes('The entry point of firewall "api" must return a Response object ("null" returned).')), 'the expected log line');
+});
+
+test('a firewall\'s accessDeniedHandler answers a member denied access; null keeps the 403; an error in it is logged and answered as Symfony\'s wrapper', async () => {
+  const handled = apiApp({ firewalls: [{ name: 'api', pattern: '^/api', stateless: true, customAuthenticators: [new ApiKeyAuthenticator()], accessDeniedHandler: { handle: (_r, error) => HttpResponse.json({ denied: error.message }, 403) } }] }).app;
+  const reader = { headers: { 'x-auth-token': 'key-reader' } };
+  const response = await send(handled, '/api/admin', reader);
+  assert.equal(response.status, 403);
+  assert.deepEqual(await response.json(), { denied: 'Access Denied.' });
+  assert.equal((await send(handled, '/api/admin', { headers: { accept: 'application/json' } })).status, 401, 'anonymous clients get the entry point, not the handler');
+  const passing = apiApp({ firewalls: [{ name: 'api', pattern: '^/api', stateless: true, customAuthenticators: [new ApiKeyAuthenticator()], accessDeniedHandler: () => null }] }).app;
+  assert.equal((await send(passing, '/api/admin', { headers: { ...reader.headers, accept: 'application/json' } })).status, 403);
+  const { app: failing, lines } = apiApp({ firewalls: [{ name: 'api', pattern: '^/api', stateless: true, customAuthenticators: [new ApiKeyAuthenticator()], accessDeniedHandler: () => { throw new Error('handler down'); } }] });
+  assert.equal((await send(failing, '/api/admin', reader)).status, 500);
+  assert.ok(records(lines).some((r) => r.level_name === 'ERROR' && r.message === 'An exception was thrown when handling an AccessDeniedException.'), 'the expected log line');
+});
+
+test('regression: an async supports() that rejected was never watched, and its unhandled rejection ended a Node process', async () => {
+  let rejected = 0;
+  const onRejection = () => void rejected++;
+  process.on('unhandledRejection', onRejection);
+  try {
+    const asyncSupports: CustomAuthenticator = { name: 'AsyncSupports', supports: (async () => { throw new Error('lookup failed'); }) as never, authenticate: () => null };
+    const { app, lines } = apiApp({ firewalls: [{ name: 'api', pattern: '^/api', stateless: true, customAuthenticators: [asyncSupports] }] });
+    assert.equal((await send(app, '/api/me')).status, 500);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(rejected, 0);
+    assert.ok(records(lines).some((r) => r.message.includes('AsyncSupports.supports() must answer synchronously')), 'the expected log line');
+  } finally {
+    process.off('unhandledRejection', onRejection);
+  }
+});
+
+test('regression: supports() answering null (Symfony\'s "lazily") or a header value (PHP\'s ?bool makes it true) disabled the authenticator', async () => {
+  for (const supports of [() => null, (r: KernelRequest) => r.headers.get('x-auth-token')]) {
+    const { app } = apiApp({ firewalls: [{ name: 'api', pattern: '^/api', stateless: true, customAuthenticators: [{ supports: supports as CustomAuthenticator['supports'], authenticate: () => ({ memberId: 'lazy', roles: ['ROLE_API'] }) }] }] });
+    assert.equal((await (await send(app, '/api/me', { headers: { 'x-auth-token': 'k' } })).json()).memberId, 'lazy');
+  }
+});
+
+test('regression: a failed custom login left the remember-me cookie in use, so the remembered member was logged in and the cookie renewed', async () => {
+  const refusing: CustomAuthenticator = { name: 'TokenHeader', supports: (r) => r.headers.has('x-auth-token'), authenticate: () => { throw new BadCredentialsException('unknown token'); } };
+  const { app } = testApp({
+    env: 'prod', debug: false, sessionStore: new MemorySessionStore(), environment: { APP_SECRET: SECRET }, firewalls: [{ name: 'main', customAuthenticators: [refusing] }],
+    routes: [...routes, { name: 'remember', path: '/remember', methods: ['POST'], controller: (r) => { logIn(r, { memberId: 'ada', irmsToken: 't', rememberMe: true }); return HttpResponse.text('ok'); } }],
+  });
+  const remembered = setCookies(await send(app, '/remember', { method: 'POST' })).get('REMEMBERME')!.value;
+  const cookie = `REMEMBERME=${encodeURIComponent(remembered)}`;
+  assert.equal((await (await send(app, '/account', { headers: { cookie } })).json()).member, 'ada', 'the cookie works on its own');
+  const failed = await send(app, '/account', { headers: { cookie, 'x-auth-token': 'stolen' } });
+  assert.equal((await failed.json()).member, null, 'the failed login does not fall back to the remembered member');
+  assert.equal(setCookies(failed).get('REMEMBERME')?.value, '', 'the failure clears the cookie');
+});
+
+test('regression: an authenticator answering a member past the size bounds got a 500 saying its fields had the wrong types', async () => {
+  const { app, lines } = apiApp({ firewalls: [{ name: 'api', pattern: '^/api', stateless: true, customAuthenticators: [{ name: 'Jwt', supports: () => true, authenticate: () => ({ memberId: 'm', irmsToken: 'x'.repeat(5000) }) }] }] });
+  assert.equal((await send(app, '/api/me')).status, 500);
+  assert.ok(records(lines).some((r) => r.message.includes('a string irmsToken of at most 4,096 characters')), 'the expected log line');
+});
+
+test('regression: a handler answering an upstream Response whose body was read became a bare 500 outside the kernel, without the error page or the profile', async () => {
+  const upstream: CustomAuthenticator = {
+    supports: () => true,
+    authenticate: () => ({ memberId: 'm', roles: ['ROLE_API'] }),
+    async onAuthenticationSuccess() {
+      const answer = new Response('{"ok":true}');
+      await answer.json();
+      return answer;
+    },
+  };
+  const app = createApp({ env: 'dev', logSink: () => {}, environment: { APP_SECRET: SECRET }, routes, firewalls: [{ name: 'api', pattern: '^/api', stateless: true, customAuthenticators: [upstream] }] });
+  const response = await send(app, '/api/me');
+  assert.equal(response.status, 500);
+  assert.ok(response.headers.get('x-debug-token'), 'the kernel rendered it, profiled');
+  assert.match(decodeURIComponent(response.headers.get('x-debug-exception') ?? ''), /A Fetch Response whose body was already read or is locked cannot be answered/);
 });

@@ -108,7 +108,7 @@ test('an isGranted subject that names no request attribute is the app\'s error, 
   const lines: string[] = [];
   const app = createApp({ env: 'prod', debug: false, logSink: (l) => lines.push(l), environment: { APP_SECRET: SECRET }, routes, voters: [new PostVoter()] });
   assert.equal((await send(app, '/lost/1', await as('ada'))).status, 500);
-  assert.ok(lines.some((l) => l.includes('request.CRITICAL: Uncaught Exception Error: "Could not find the subject "article" for the @IsGranted annotation. Try adding a "$article" argument to your controller method."')));
+  assert.ok(lines.some((l) => l.includes('request.CRITICAL: Uncaught Exception Error: "Could not find the subject "article" for the @IsGranted annotation. Try adding a "$article" argument to your controller method."')), 'the expected log line');
 });
 
 test('voters and isGranted subjects of the wrong shape are refused when the app is built', () => {

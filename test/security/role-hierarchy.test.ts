@@ -94,3 +94,10 @@ test('the profiler\'s security panel lists the inherited roles apart from the me
   assert.deepEqual(without.security.inheritedRoles, []);
   assert.doesNotMatch(await (await get(plain, `/_profiler/${without.token}?panel=security`)).text(), /Inherited roles/);
 });
+
+test('regression: a roleHierarchy given as a Map (or an object inheriting its roles) was accepted and meant no hierarchy at all', () => {
+  const refused = /"roleHierarchy" must be an object of roles and the roles each includes/;
+  assert.throws(() => createApp({ logSink: () => {}, roleHierarchy: new Map([['ROLE_ADMIN', ['ROLE_EDITOR']]]) as never }), /got a Map/);
+  assert.throws(() => createApp({ logSink: () => {}, roleHierarchy: Object.create({ ROLE_ADMIN: ['ROLE_EDITOR'] }) }), refused);
+  assert.doesNotThrow(() => createApp({ logSink: () => {}, roleHierarchy: JSON.parse('{"ROLE_ADMIN":["ROLE_EDITOR"]}') }));
+});
