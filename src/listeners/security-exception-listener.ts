@@ -91,16 +91,17 @@ function handleAccessDeniedException(event: ExceptionEvent, authenticator: Authe
 /**
  * The firewall's `accessDeniedHandler`, as ExceptionListener runs it: a response it answers is the
  * request's (its status kept only when it is an error or a redirect, as for any response to an exception);
- * null keeps the 403; an error it throws is logged and becomes Symfony's RuntimeException-like wrapper.
+ * null, or anything that is no response, keeps the 403; an error it throws is logged and becomes Symfony's
+ * RuntimeException-like wrapper.
  */
 function handleWith(event: ExceptionEvent, handler: AccessDeniedHandlerFunction, error: AccessDeniedException): void | Promise<void> {
   const failed = (thrown: unknown) => {
     event.request.logger.error('security', 'An exception was thrown when handling an AccessDeniedException.', { exception: thrown });
     event.setThrowable(new Error('Exception thrown when handling an exception.', { cause: thrown }));
   };
+  // `if ($response instanceof Response)`: anything else keeps the 403.
   const apply = (response: unknown) => {
     if (response instanceof HttpResponse || response instanceof Response) event.setResponse(response);
-    else if (response !== null && response !== undefined) failed(new TypeError(`The accessDeniedHandler must return a Response or null (${described(response)} returned).`));
   };
   let answer: unknown;
   try {

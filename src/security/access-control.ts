@@ -6,7 +6,7 @@ import { AccessDeniedException } from '../kernel/exceptions.ts';
 import { isThenable } from '../kernel/hooks.ts';
 import { securityContext, type SecurityPredicate } from '../listeners/security-listener.ts';
 import { meantName } from '../app/near-names.ts';
-import { getMember, isGrantedAny, isVotedAttribute } from './member.ts';
+import { getMember, isGrantedAny, isVotedAttribute, logAccessDecision } from './member.ts';
 import { compilePcre } from './pcre-pattern.ts';
 import { rawUrlDecodeBytes, utf8ByteString } from './byte-path.ts';
 
@@ -99,18 +99,22 @@ function matches(rule: AccessRule, request: KernelRequest, path: string, bytes: 
  */
 export function decideAccess(request: KernelRequest, rule: AccessRule): void | Promise<void> {
   // An allow_if expression is one more attribute: beside it PUBLIC_ACCESS grants nothing.
-  // AccessListener asks with the request as the subject.
-  if (isGrantedAny(getMember(request), rule.roles, rule.roles.length === 1 && rule.allowIf === null, request, request)) return;
-  if (rule.allowIf !== null) {
-    const verdict = rule.allowIf(securityContext(request));
-    if (isThenable(verdict)) {
-      return Promise.resolve(verdict).then((granted) => {
-        if (granted !== true) throw new AccessDeniedException();
-      });
-    }
-    if (verdict === true) return;
+  // AccessListener asks with the request as the subject; the decision log shows the rule's roles and its
+  // allow_if as one decision, as Symfony's does (the expression is one more attribute).
+  const allowIf = rule.allowIf;
+  const byRoles = isGrantedAny(getMember(request), rule.roles, rule.roles.length === 1 && allowIf === null, request, request, allowIf === null);
+  if (allowIf === null) {
+    if (byRoles) return;
+    throw new AccessDeniedException();
   }
-  throw new AccessDeniedException();
+  const decided = (granted: boolean) => {
+    if (request.settings.debug) logAccessDecision(request, [...rule.roles, `allowIf(${allowIf.name || 'function'})`], request, granted);
+    if (!granted) throw new AccessDeniedException();
+  };
+  if (byRoles) return decided(true);
+  const verdict = allowIf(securityContext(request));
+  if (isThenable(verdict)) return Promise.resolve(verdict).then((granted) => decided(granted === true));
+  decided(verdict === true);
 }
 
 /** ChannelListener::supports: the rule's channel is not the request's. Logged as Symfony logs it (INFO, security). */

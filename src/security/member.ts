@@ -96,6 +96,8 @@ export function rolesOf(member: Member | null): readonly string[] {
  * must be one of the member's roles or, with a role hierarchy, a role they reach (RoleHierarchyVoter).
  */
 export function isGranted(member: Member | null, attribute: string): boolean {
+  // RoleVoter and AuthenticatedVoter abstain on an attribute that is no string (`!\is_string($attribute)`).
+  if (typeof attribute !== 'string') return false;
   if (attribute === 'PUBLIC_ACCESS' || attribute === 'IS_AUTHENTICATED_ANONYMOUSLY') return true;
   if (!member) return false;
   if (attribute === 'IS_AUTHENTICATED' || attribute === 'IS_AUTHENTICATED_REMEMBERED') return true;
@@ -114,7 +116,7 @@ export function isGranted(member: Member | null, attribute: string): boolean {
  * whether the list is the whole decision (an access rule's `allow_if` is one more attribute). Given the
  * request, the app's voters are asked too, about `subject`.
  */
-export function isGrantedAny(member: Member | null, attributes: readonly string[], alone = attributes.length === 1, request?: KernelRequest, subject?: unknown): boolean {
+export function isGrantedAny(member: Member | null, attributes: readonly string[], alone = attributes.length === 1, request?: KernelRequest, subject?: unknown, log = true): boolean {
   let granted = false;
   for (const attribute of attributes) {
     if (!alone && attribute === 'PUBLIC_ACCESS') continue;
@@ -123,7 +125,7 @@ export function isGrantedAny(member: Member | null, attributes: readonly string[
       break;
     }
   }
-  if (request !== undefined && request.settings.debug) logAccessDecision(request, attributes, subject, granted);
+  if (log && request !== undefined && request.settings.debug) logAccessDecision(request, attributes, subject, granted);
   return granted;
 }
 
@@ -136,19 +138,22 @@ export interface AccessDecision {
 
 /** Decisions kept per request (debug mode only): a loop of isGranted calls must not grow a profile without end. */
 export const ACCESS_DECISIONS_KEPT = 100;
-const accessDecisions = new WeakMap<KernelRequest, AccessDecision[]>();
+const accessDecisions = new WeakMap<KernelRequest, { kept: AccessDecision[]; dropped: number }>();
 
 /** Records a decision for the profiler; called in debug mode only, so production keeps nothing. */
 export function logAccessDecision(request: KernelRequest, attributes: readonly string[], subject: unknown, granted: boolean): void {
   let log = accessDecisions.get(request);
-  if (log === undefined) accessDecisions.set(request, (log = []));
-  if (log.length < ACCESS_DECISIONS_KEPT) log.push({ attributes: [...attributes], subject, granted });
+  if (log === undefined) accessDecisions.set(request, (log = { kept: [], dropped: 0 }));
+  if (log.kept.length < ACCESS_DECISIONS_KEPT) log.kept.push({ attributes: [...attributes], subject, granted });
+  else log.dropped++;
 }
 
-/** The request's decisions, in the order they were made (none outside debug mode). */
-export function accessDecisionsOf(request: KernelRequest): readonly AccessDecision[] {
-  return accessDecisions.get(request) ?? [];
+/** The request's decisions, in the order they were made, and how many past the bound were not kept (none outside debug mode). */
+export function accessDecisionsOf(request: KernelRequest): { readonly kept: readonly AccessDecision[]; readonly dropped: number } {
+  return accessDecisions.get(request) ?? NO_DECISIONS;
 }
+
+const NO_DECISIONS = Object.freeze({ kept: Object.freeze([]) as readonly AccessDecision[], dropped: 0 });
 
 /**
  * Whether one of the app's voters (`createApp({ voters })`, security/voter.ts) grants the attribute: asked
@@ -157,8 +162,17 @@ export function accessDecisionsOf(request: KernelRequest): readonly AccessDecisi
 export function votersGrant(request: KernelRequest, member: Member | null, attribute: string, subject: unknown): boolean {
   const voters = request.settings.voters;
   if (voters === undefined || voters === null) return false;
-  for (const voter of voters) if (voter.supports(attribute, subject) === true && voter.voteOnAttribute(attribute, subject, member, request) === true) return true;
+  for (const voter of voters) if (synchronous(voter.supports(attribute, subject), 'supports') === true && synchronous(voter.voteOnAttribute(attribute, subject, member, request), 'voteOnAttribute') === true) return true;
   return false;
+}
+
+/** A voter's answer, refused when it is a promise: it would never grant, and say nothing of why. */
+function synchronous(answer: unknown, method: string): unknown {
+  if (answer !== null && typeof answer === 'object' && typeof (answer as { then?: unknown }).then === 'function') {
+    (answer as Promise<unknown>).then(undefined, () => undefined);
+    throw new TypeError(`A voter's ${method}() must answer synchronously (a boolean), as Symfony's voters do; it answered a promise. Load what the vote needs before asking (a route converter).`);
+  }
+  return answer;
 }
 
 /** Attributes some voter decides on (RoleVoter's `ROLE_*`, AuthenticatedVoter's): others are always denied. */

@@ -155,8 +155,88 @@ test('outside debug mode no access decision is kept', async () => {
   const app = votersApp({
     routes: [{ name: 'count', path: '/count', controller: (request: KernelRequest) => {
       isGranted(request, 'POST_VIEW', POSTS.get(2));
-      return HttpResponse.json({ kept: accessDecisionsOf(request).length });
+      return HttpResponse.json({ kept: accessDecisionsOf(request).kept.length });
     } }],
   });
   assert.deepEqual(await (await send(app, '/count')).json(), { kept: 0 });
+});
+
+/** A debug app whose controller at /ask asks what `ask` asks; answers the profile of one GET. */
+async function decisionsOf(ask: (request: KernelRequest) => void, extra: Parameters<typeof createApp>[0] = {}, path = '/ask') {
+  const app = profiledApp({
+    environment: { APP_SECRET: SECRET },
+    voters: [new PostVoter()],
+    routes: [{ name: 'ask', path: '/ask{;*rest}', controller: (request: KernelRequest) => { ask(request); return HttpResponse.text('asked'); } }],
+    ...extra,
+  });
+  const response = await get(app, path, await as('ada'));
+  return { app, response, profile: await profileOf(app, response) };
+}
+
+test('regression: the access decision log showed the request path of an access rule\'s decision unmasked (;password=…), where the rest of the profile masks it', async () => {
+  const { profile } = await decisionsOf(() => {}, { accessControl: [{ path: '^/ask', roles: 'IS_AUTHENTICATED_FULLY' }] }, '/ask;password=hunter2hunter2');
+  assert.equal(profile.security.decisions!.length, 1);
+  assert.doesNotMatch(profile.security.decisions![0]!.subject, /hunter2/);
+  assert.match(profile.security.decisions![0]!.subject, /^Request GET \/ask;password=\*\*\*/);
+});
+
+test('regression: a subject reaching the session store put other visitors\' session ids into the decision log; a subject is shown one level deep, a session as "Session"', async () => {
+  const { profile } = await decisionsOf((request) => {
+    isGranted(request, 'CART_CHECKOUT', request.getSession());
+    isGranted(request, 'CART_CHECKOUT', { cart: { items: [1, 2] }, owner: 'ada', apiKey: 'k-123', note: 'x'.repeat(500) });
+  });
+  const [session, cart] = profile.security.decisions!;
+  assert.equal(session!.subject, 'Session');
+  assert.equal(cart!.subject, `{"cart":"[Object]","owner":"ada","apiKey":"***","note":"${'x'.repeat(100)}…"}`);
+});
+
+test('regression: a non-string attribute was a 500 for members ("attribute.startsWith is not a function") and denied anonymous requests; the role voters abstain on it', async () => {
+  const { response, profile } = await decisionsOf((request) => {
+    assert.equal(isGranted(request, { password: 'hunter2' } as never), false);
+    denyAccessUnlessGranted(request, 42 as never);
+  });
+  assert.equal(response.status, 403);
+  assert.deepEqual(profile.security.decisions!.map((d) => d.attributes), [['{"password":"***"}'], ['42']]);
+});
+
+test('regression: a subject whose constructor could not be read (a throwing getter, a Proxy) lost the whole profile', async () => {
+  const hostile = new Proxy({}, { get() { throw new Error('no reading'); }, ownKeys() { throw new Error('no keys'); } });
+  const { profile } = await decisionsOf((request) => void isGranted(request, 'POST_VIEW', hostile));
+  assert.equal(profile.security.decisions![0]!.subject, '[unreadable]');
+});
+
+test('regression: a large subject was walked and encoded whole (seconds of a frozen event loop); its first 20 fields are shown', async () => {
+  const wide: Record<string, number> = {};
+  for (let i = 0; i < 200_000; i++) wide[`f${i}`] = i;
+  const { profile } = await decisionsOf((request) => void isGranted(request, 'POST_VIEW', wide));
+  assert.match(profile.security.decisions![0]!.subject, /^\{"f0":0,"f1":1,.*"f19":19,"…":"199980 more fields"\}$/);
+});
+
+test('regression: an access rule granted by allowIf was logged as ACCESS DENIED (its roles alone), and a rule with allowIf only with no attributes', async () => {
+  const probe = ({ request }: { request: KernelRequest }) => request.headers.get('x-probe') === '1';
+  const app = profiledApp({ environment: { APP_SECRET: SECRET }, routes, accessControl: [{ path: '^/internal', roles: 'ROLE_OPS', allowIf: probe }] });
+  const profile = await profileOf(app, await get(app, '/internal/health', { headers: { 'x-probe': '1' } }));
+  assert.deepEqual(profile.security.decisions, [{ attributes: ['ROLE_OPS', 'allowIf(probe)'], subject: 'Request GET /internal/health', granted: true }]);
+});
+
+test('regression: the decision log stopped at 100 without a word; the panel says how many more were made', async () => {
+  const { app, profile } = await decisionsOf((request) => {
+    for (let i = 0; i < 130; i++) isGranted(request, 'POST_VIEW', POSTS.get(2));
+  });
+  assert.equal(profile.security.decisions!.length, 100);
+  assert.equal(profile.security.decisionsDropped, 30);
+  assert.match(await (await get(app, `/_profiler/${profile.token}?panel=security`)).text(), /… 30 more decisions, not kept \(a profile keeps the first 100\)/);
+});
+
+test('regression: an accessDeniedHandler answering something that is no response was a 500; Symfony keeps the 403', async () => {
+  const app = votersApp({ firewalls: [{ name: 'main', accessDeniedHandler: () => 'denied' as never }] });
+  assert.equal((await send(app, '/posts/1/edit', await as('grace'))).status, 403);
+});
+
+test('regression: an async voteOnAttribute never granted and nothing said why; it is the app\'s error', async () => {
+  const lines: string[] = [];
+  const asyncVoter: Voter = { supports: () => true, voteOnAttribute: (async () => true) as never };
+  const app = createApp({ env: 'prod', debug: false, logSink: (l) => lines.push(l), environment: { APP_SECRET: SECRET }, routes, voters: [asyncVoter] });
+  assert.equal((await send(app, '/posts/2', await as('ada'))).status, 500);
+  assert.ok(lines.some((l) => l.includes("A voter's voteOnAttribute() must answer synchronously")), 'the expected log line');
 });

@@ -130,7 +130,7 @@ type RoutingPart = ProfileHead['routing'];
 export const COMPARED_FIELDS = {
   request: ['pathInfo', 'realMethod', 'scheme', 'host', 'locale', 'format', 'isXmlHttpRequest', 'query', 'body', 'attributes', 'headers', 'cookies', 'contentType', 'content', 'contentLength', 'contentTruncated'],
   session: ['id', 'started', 'attributes'],
-  security: ['token', 'memberId', 'firewall', 'authenticated', 'roles', 'inheritedRoles', 'decisions', 'authenticatedBy'],
+  security: ['token', 'memberId', 'firewall', 'authenticated', 'roles', 'inheritedRoles', 'decisions', 'decisionsDropped', 'authenticatedBy'],
   routing: ['route', 'params', 'controller', 'redirect'],
 } as const;
 
@@ -164,7 +164,7 @@ function sameSession(a: SessionPart, b: SessionPart): boolean {
 }
 
 function sameSecurity(a: SecurityPart, b: SecurityPart): boolean {
-  return isPlainObject(a) && isPlainObject(b) && a.firewall === b.firewall && a.authenticated === b.authenticated && a.authenticatedBy === b.authenticatedBy && sameJson(a.roles, b.roles) && sameJson(a.inheritedRoles, b.inheritedRoles) && sameJson(a.decisions, b.decisions) && sameJson(a.token, b.token) && sameJson(a.memberId, b.memberId);
+  return isPlainObject(a) && isPlainObject(b) && a.firewall === b.firewall && a.authenticated === b.authenticated && a.authenticatedBy === b.authenticatedBy && sameJson(a.roles, b.roles) && sameJson(a.inheritedRoles, b.inheritedRoles) && sameJson(a.decisions, b.decisions) && a.decisionsDropped === b.decisionsDropped && sameJson(a.token, b.token) && sameJson(a.memberId, b.memberId);
 }
 
 function sameRouting(a: RoutingPart, b: RoutingPart): boolean {

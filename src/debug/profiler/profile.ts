@@ -151,6 +151,8 @@ export interface Profile {
      * asked, the subject described in one line, and the verdict. At most 100. Absent as `roles`.
      */
     decisions?: { attributes: string[]; subject: string; granted: boolean }[];
+    /** Decisions made past the 100 kept, counted. Absent as `roles`. */
+    decisionsDropped?: number;
     /** How the member was authenticated (Symfony's panel: Token class); null when anonymous. Absent as `roles`. */
     authenticatedBy?: string | null;
   };

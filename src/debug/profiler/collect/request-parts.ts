@@ -4,7 +4,8 @@
  * before it reaches a store.
  */
 import { KernelRequest } from '../../../http/request.ts';
-import { maskContent, maskHeaders, maskToken, sanitize, sanitizeRecord } from '../mask.ts';
+import { isSecretName, MASK, maskContent, maskHeaders, maskToken, sanitize, sanitizeRecord, scrubStoredText } from '../mask.ts';
+import { StoredSession } from '../../../session/session.ts';
 import { isAnonymousMember, type Profile } from '../profile.ts';
 import { PROFILE_LIMITS } from './limits.ts';
 import { postMediaType } from '../../../listeners/json-request-transformer-listener.ts';
@@ -96,7 +97,7 @@ export function session(request: KernelRequest, collectedRequest: Record<string,
   return null;
 }
 
-export function security(attribute: (key: string) => unknown, decisions: readonly AccessDecision[] = []): Profile['security'] {
+export function security(attribute: (key: string) => unknown, decisions: { readonly kept: readonly AccessDecision[]; readonly dropped: number } = { kept: [], dropped: 0 }): Profile['security'] {
   // `irms_token` and `member_id` are recorded before the controller (LoginListener::setup); a request the
   // firewall answered or denied earlier (access control, a logout) has only the firewall's member.
   const member = attribute(TOKEN_ATTRIBUTE);
@@ -114,26 +115,64 @@ export function security(attribute: (key: string) => unknown, decisions: readonl
     authenticated: !isAnonymousMember(memberId) || (token !== undefined && token !== null && token !== ''),
     roles,
     inheritedRoles: known === null ? [] : inheritedRoleNames(known.reachableRoles, roles),
-    decisions: decisions.map(profiledDecision),
+    decisions: decisions.kept.map(profiledDecision),
+    decisionsDropped: decisions.dropped,
     authenticatedBy: typeof known?.authenticatedBy === 'string' ? known.authenticatedBy : null,
   };
 }
 
 /**
- * A decision as the panel lists it: the subject described in one line — the request as its method and
- * path, another value as its class and its JSON, secrets masked and cut to 300 characters.
+ * A decision as the panel lists it: the attributes (a non-string one described, as the subject is), the
+ * subject in one line, the verdict.
  */
 function profiledDecision(decision: AccessDecision): { attributes: string[]; subject: string; granted: boolean } {
-  return { attributes: decision.attributes.map((a) => (a.length > 128 ? `${a.slice(0, 128)}…` : a)), subject: describeSubject(decision.subject), granted: decision.granted };
+  const attributes = decision.attributes.map((a) => (typeof a === 'string' ? (a.length > 128 ? `${a.slice(0, 128)}…` : a) : describeSubject(a)));
+  return { attributes, subject: describeSubject(decision.subject), granted: decision.granted };
 }
 
+const SUBJECT_FIELDS = 20;
+const SUBJECT_STRING = 100;
+
+/**
+ * The subject in one line, cheap and safe whatever the app passes: the request as its method and path
+ * (scrubbed as the profile's path is), a session as `Session` (its id is a secret), another object as its
+ * class and its first 20 own fields, one level deep (nested objects by class name, secrets by field name
+ * masked, strings scrubbed and cut), so a subject holding a store or a huge graph costs nothing to show.
+ * A subject that throws when read (a getter, a Proxy) is `[unreadable]`.
+ */
 function describeSubject(subject: unknown): string {
-  if (subject === undefined || subject === null) return 'null';
-  if (subject instanceof KernelRequest) return `Request ${subject.realMethod} ${subject.pathInfo.slice(0, 200)}`;
-  const json = attempt(() => JSON.stringify(sanitize(subject)) ?? String(subject), '?');
-  const name = typeof subject === 'object' ? (subject as { constructor?: { name?: unknown } }).constructor?.name : undefined;
-  const shown = typeof name === 'string' && name !== '' && name !== 'Object' && name !== 'Array' ? `${name} ${json}` : json;
-  return shown.length > 300 ? `${shown.slice(0, 300)}…` : shown;
+  return attempt(() => {
+    if (subject === undefined || subject === null) return 'null';
+    if (subject instanceof KernelRequest) return `Request ${subject.realMethod} ${truncateText(scrubStoredText(subject.pathInfo), 200)}`;
+    if (subject instanceof StoredSession) return 'Session';
+    if (typeof subject !== 'object') return typeof subject === 'string' ? JSON.stringify(truncateText(scrubStoredText(subject), SUBJECT_STRING)) : String(subject);
+    const name = className(subject);
+    if (Array.isArray(subject)) return `array(${subject.length})`;
+    const fields: string[] = [];
+    const keys = Object.keys(subject);
+    for (const key of keys.slice(0, SUBJECT_FIELDS)) fields.push(`${JSON.stringify(key)}:${fieldText(key, (subject as Record<string, unknown>)[key])}`);
+    if (keys.length > SUBJECT_FIELDS) fields.push(`"…":"${keys.length - SUBJECT_FIELDS} more fields"`);
+    const shown = `${name === 'Object' ? '' : `${name} `}{${fields.join(',')}}`;
+    return shown.length > 300 ? `${shown.slice(0, 300)}…` : shown;
+  }, '[unreadable]');
+}
+
+function fieldText(key: string, value: unknown): string {
+  if (isSecretName(key) && value !== null && value !== undefined && value !== '') return JSON.stringify(MASK);
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') return JSON.stringify(truncateText(scrubStoredText(value), SUBJECT_STRING));
+  if (typeof value === 'object') return Array.isArray(value) ? `"[array(${value.length})]"` : `"[${className(value)}]"`;
+  if (typeof value === 'function') return '"[function]"';
+  return typeof value === 'bigint' || typeof value === 'symbol' ? JSON.stringify(value.toString()) : String(value);
+}
+
+function className(value: object): string {
+  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === 'string' && name !== '' ? name : 'Object';
+}
+
+function truncateText(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /** What a role hierarchy gave the member beyond `roles` (SecurityDataCollector's inherited_roles). */

@@ -50,7 +50,7 @@ const request = shape({
 
 const response = shape({ headers: record, cookies: arrayOf(cookie), contentType: anything });
 const session = orNull(shape({ id: anything, started: anything, attributes: record }));
-const security = shape({ token: anything, memberId: anything, firewall: anything, authenticated: anything, roles: optional(arrayOf(string)), inheritedRoles: optional(arrayOf(string)), decisions: optional(arrayOf(shape({ attributes: arrayOf(string), subject: string, granted: (v) => typeof v === 'boolean' }))), authenticatedBy: optional(orNull(string)) });
+const security = shape({ token: anything, memberId: anything, firewall: anything, authenticated: anything, roles: optional(arrayOf(string)), inheritedRoles: optional(arrayOf(string)), decisions: optional(arrayOf(shape({ attributes: arrayOf(string), subject: string, granted: (v) => typeof v === 'boolean' }))), decisionsDropped: optional(byteSize), authenticatedBy: optional(orNull(string)) });
 const routing = shape({ route: orNull(string), params: orNull(record), controller: orNull(string), redirect: anything });
 const listenerCall = shape({ hook: string, listener: string, role: string, startMs: number, durationMs: number });
 const notCalled = shape({ hook: string, listener: string, role: string });

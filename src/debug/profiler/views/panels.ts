@@ -272,7 +272,7 @@ function securityPanel(profile: Profile): string {
 ${kvTable({ member_id: s.memberId, irms_token: s.token, firewall: s.firewall, authenticated_by: s.authenticatedBy ?? null }, '', 'Security token')}
 ${rolesList(s.roles)}
 ${inheritedRolesList(s.inheritedRoles)}
-${decisionLog(s.decisions)}
+${decisionLog(s.decisions, s.decisionsDropped ?? 0)}
 <p class="pf-note">Tokens and credentials are masked before a profile is stored.</p>`;
 }
 
@@ -284,13 +284,14 @@ function rolesList(roles: readonly string[] | undefined): string {
 }
 
 /** Symfony's Access decision log: each isGranted of the request, its attributes, subject and verdict. */
-function decisionLog(decisions: Profile['security']['decisions']): string {
+function decisionLog(decisions: Profile['security']['decisions'], dropped: number): string {
   if (decisions === undefined) return '';
   if (decisions.length === 0) return '<h3>Access decision log</h3><p class="pf-empty">No access decisions were made.</p>';
   const rows = decisions
     .map((d, i) => `<tr><td>${i + 1}</td><td><span class="pf-badge ${d.granted ? 'pf-badge-success' : 'pf-badge-error'}">${d.granted ? 'ACCESS GRANTED' : 'ACCESS DENIED'}</span></td><td class="pf-mono">${esc(d.attributes.join(', '))}</td><td class="pf-mono">${esc(d.subject)}</td></tr>`)
     .join('');
-  return `<h3>Access decision log</h3><table class="pf-decisions"><thead><tr><th>#</th><th>Result</th><th>Attributes</th><th>Subject</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const more = dropped > 0 ? `<tr><td colspan="4" class="pf-empty">… ${dropped} more decision${dropped === 1 ? '' : 's'}, not kept (a profile keeps the first 100)</td></tr>` : '';
+  return `<h3>Access decision log</h3><table class="pf-decisions"><thead><tr><th>#</th><th>Result</th><th>Attributes</th><th>Subject</th></tr></thead><tbody>${rows}${more}</tbody></table>`;
 }
 
 /** The roles a role hierarchy gave the member, listed only when it gave some (Symfony's Inherited roles). */
